@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Roster",
+    products: [
+        .library(name: "Roster", targets: ["Roster"]),
+        .library(name: "RosterUpdates", targets: ["RosterUpdates"]),
+        .executable(name: "roster", targets: ["roster"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(name: "RosterUpdates"),
+        .target(name: "Roster", dependencies: ["CSQLite", "RosterUpdates"]),
+        .target(name: "RosterScript", dependencies: ["Roster", "RosterUpdates"]),
+        .executableTarget(
+            name: "roster",
+            dependencies: [
+                "RosterScript",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "RosterUpdatesTests", dependencies: ["RosterUpdates"]),
+        .testTarget(name: "RosterTests", dependencies: ["Roster", "RosterUpdates"]),
+        .testTarget(
+            name: "RosterScriptTests",
+            dependencies: ["RosterScript", "Roster", "RosterUpdates", "roster"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,79 @@
+/// What a live query shows: objects of one entity that match a predicate, in an order,
+/// optionally grouped into sections by one attribute.
+///
+/// ```swift
+/// let request = try FetchRequest(
+///     entity: "Post",
+///     predicate: Predicate("rank > %@", 2),
+///     sortDescriptors: [SortDescriptor("day", ascending: false), SortDescriptor("rank")],
+///     sectionAttribute: "day")
+/// ```
+///
+/// Objects that tie on every sort key are ordered by key, ascending. When
+/// `sectionAttribute` is set, the first sort descriptor must sort by it, so that each
+/// section's objects are together (as NSFetchedResultsController requires).
+public struct FetchRequest: Sendable, Hashable {
+    /// The entity whose objects are fetched.
+    public var entityName: String
+    /// Which objects are included; ``Predicate/all`` for every object.
+    public var predicate: Predicate
+    /// The order, most significant first.
+    public var sortDescriptors: [SortDescriptor]
+    /// The attribute whose value names each section, or nil for one section.
+    public var sectionAttribute: String?
+
+    /// Creates a fetch request.
+    public init(entity: String, predicate: Predicate = .all, sortDescriptors: [SortDescriptor] = [], sectionAttribute: String? = nil) {
+        self.entityName = entity
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.sectionAttribute = sectionAttribute
+    }
+}
+
+/// A fetch request checked against its entity: attributes resolved, the predicate
+/// compiled to SQL and to Swift, the order ready to compare rows.
+struct BoundQuery {
+    let entity: Entity
+    let predicate: BoundPredicate
+    let sort: BoundSort
+    /// The index of the section attribute, if any.
+    let sectionIndex: Int?
+    /// `SELECT … FROM … WHERE … ORDER BY …` for the whole result.
+    let selectSQL: String
+
+    init(_ request: FetchRequest, entity: Entity) throws(StoreError) {
+        self.entity = entity
+        do {
+            predicate = try BoundPredicate(request.predicate, entity: entity)
+        } catch {
+            throw .predicate(error)
+        }
+        do {
+            sort = try BoundSort(request.sortDescriptors, entity: entity)
+        } catch {
+            throw .schema(error)
+        }
+        if let name = request.sectionAttribute {
+            guard let index = entity.index(of: name) else {
+                throw .unknownAttribute(entity: entity.name, attribute: name)
+            }
+            guard request.sortDescriptors.first?.attribute == name else {
+                throw .schema(SchemaError("a query sectioned by '\(name)' must sort by '\(name)' first, so each section's objects are together"))
+            }
+            sectionIndex = index
+        } else {
+            sectionIndex = nil
+        }
+        let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
+        selectSQL = "SELECT \(columns) FROM \(Identifier.quoted(entity.name)) WHERE \(predicate.sql) ORDER BY \(sort.orderBySQL)"
+    }
+
+    /// The section name of a row: its section attribute's value, or null without sections.
+    func sectionName(of row: [Value]) -> Value {
+        sectionIndex.map { row[$0] } ?? .null
+    }
+
+    /// The key of a row.
+    func key(of row: [Value]) -> Value { row[entity.keyIndex] }
+}

@@ -1,0 +1,119 @@
+import CSQLite
+
+/// A compiled SQL statement with bound parameters, stepped row by row.
+///
+/// Values are always bound, never pasted into the SQL. A statement is not `Sendable` and
+/// must not outlive its ``Connection``.
+final class Statement {
+    let handle: OpaquePointer
+    /// Keeps the connection open while the statement exists.
+    let connection: Connection
+    /// The statement's SQL, for error messages.
+    let sql: String
+
+    init(handle: OpaquePointer, connection: Connection, sql: String) {
+        self.handle = handle
+        self.connection = connection
+        self.sql = sql
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// The number of `?` parameters the statement takes.
+    var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
+
+    /// The number of columns each row has.
+    var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
+    /// The name of a result column.
+    func columnName(_ index: Int) -> String {
+        sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? ""
+    }
+
+    /// Resets the statement and binds `values` to its parameters, in order.
+    ///
+    /// - Throws: ``DatabaseError`` when the count does not match or SQLite refuses a value.
+    func bind(_ values: [Value]) throws(DatabaseError) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        guard values.count == parameterCount else {
+            throw DatabaseError(code: .range, message: "statement takes \(parameterCount) arguments, got \(values.count)", sql: sql)
+        }
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    /// Binds one value to the 1-based parameter `index`.
+    func bind(_ value: Value, at index: Int32) throws(DatabaseError) {
+        let code: Int32
+        switch value {
+        case .null: code = sqlite3_bind_null(handle, index)
+        case let .integer(number): code = sqlite3_bind_int64(handle, index, number)
+        case let .double(number): code = sqlite3_bind_double(handle, index, number)
+        case let .bool(flag): code = sqlite3_bind_int64(handle, index, flag ? 1 : 0)
+        case let .string(text):
+            code = text.utf8CString.withUnsafeBufferPointer { buffer in
+                sqlite3_bind_text64(handle, index, buffer.baseAddress, UInt64(buffer.count - 1), csqlite_transient, UInt8(SQLITE_UTF8))
+            }
+        }
+        guard code == SQLITE_OK else { throw DatabaseError(connection: connection.handle, code: code, sql: sql) }
+    }
+
+    /// Advances to the next row: true when a row is available, false when the statement is done.
+    ///
+    /// - Throws: ``DatabaseError`` when the statement fails; it is reset before throwing.
+    @discardableResult
+    func step() throws(DatabaseError) -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = DatabaseError(connection: connection.handle, code: code, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Resets the statement so it can run again with the same or new bindings.
+    func reset() {
+        sqlite3_reset(handle)
+    }
+
+    /// The value of column `index` of the current row, typed as SQLite stores it
+    /// (`.integer`, `.double`, `.string` or `.null`; never `.bool` — see ``column(_:as:)``).
+    func column(_ index: Int) -> Value {
+        let column = Int32(index)
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT: return .double(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT: return .string(text(column))
+        case SQLITE_BLOB: return .string(text(column))
+        default: return .null
+        }
+    }
+
+    /// The value of column `index`, converted to the attribute type that the column stores.
+    func column(_ index: Int, as type: AttributeType) -> Value {
+        let column = Int32(index)
+        let storage = sqlite3_column_type(handle, column)
+        if storage == SQLITE_NULL { return .null }
+        switch type {
+        case .bool: return .bool(sqlite3_column_int64(handle, column) != 0)
+        case .integer where storage == SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
+        case .double where storage == SQLITE_FLOAT || storage == SQLITE_INTEGER:
+            return .double(sqlite3_column_double(handle, column))
+        case .string where storage == SQLITE_TEXT: return .string(text(column))
+        default: return self.column(index)
+        }
+    }
+
+    private func text(_ column: Int32) -> String {
+        guard let bytes = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+}

@@ -1,0 +1,106 @@
+/// One attribute of an entity: a name and a type.
+public struct Attribute: Sendable, Hashable {
+    /// The attribute's name, which is also its column's name.
+    public var name: String
+    /// The attribute's type.
+    public var type: AttributeType
+
+    /// Creates an attribute.
+    public init(_ name: String, _ type: AttributeType) {
+        self.name = name
+        self.type = type
+    }
+}
+
+/// A kind of stored object: a name, typed attributes, and the attribute that is its key.
+///
+/// An entity is stored in a table named like the entity, one column per attribute; the
+/// key attribute is the table's primary key and can never be null.
+///
+/// ```swift
+/// let post = try Entity("Post", key: "id", attributes: [
+///     Attribute("id", .string), Attribute("title", .string), Attribute("rank", .integer),
+/// ])
+/// ```
+public struct Entity: Sendable, Hashable {
+    /// The entity's name, which is also its table's name.
+    public let name: String
+    /// The attributes in column order.
+    public let attributes: [Attribute]
+    /// The index in ``attributes`` of the key attribute.
+    public let keyIndex: Int
+    private let indexByName: [String: Int]
+
+    /// Creates an entity after checking its names.
+    ///
+    /// - Throws: ``SchemaError`` when a name is not an identifier (`[A-Za-z_][A-Za-z0-9_]*`),
+    ///   is reserved for the store (starts with `_roster`), is used twice, or when the key
+    ///   is not one of the attributes.
+    public init(_ name: String, key: String, attributes: [Attribute]) throws(SchemaError) {
+        try Identifier.validate(name, as: "entity name")
+        guard !name.lowercased().hasPrefix("_roster") else {
+            throw SchemaError("entity name '\(name)' is reserved: names starting with '_roster' belong to the store")
+        }
+        guard !attributes.isEmpty else { throw SchemaError("entity '\(name)' has no attributes") }
+        var indexByName: [String: Int] = [:]
+        var lowercased: Set<String> = []
+        for (index, attribute) in attributes.enumerated() {
+            try Identifier.validate(attribute.name, as: "attribute name in entity '\(name)'")
+            // SQLite column names are case-insensitive, so 'Title' and 'title' collide.
+            guard lowercased.insert(attribute.name.lowercased()).inserted else {
+                throw SchemaError("entity '\(name)' names attribute '\(attribute.name)' twice")
+            }
+            indexByName[attribute.name] = index
+        }
+        guard let keyIndex = indexByName[key] else {
+            throw SchemaError("entity '\(name)': key '\(key)' is not one of its attributes")
+        }
+        self.name = name
+        self.attributes = attributes
+        self.keyIndex = keyIndex
+        self.indexByName = indexByName
+    }
+
+    /// The key attribute.
+    public var key: Attribute { attributes[keyIndex] }
+
+    /// The index of the attribute with this exact name, or nil.
+    public func index(of attributeName: String) -> Int? { indexByName[attributeName] }
+
+    /// The attribute with this exact name, or nil.
+    public func attribute(named attributeName: String) -> Attribute? {
+        indexByName[attributeName].map { attributes[$0] }
+    }
+}
+
+/// A schema that cannot be used: a bad name, a duplicate, a missing key.
+public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, and where.
+    public let message: String
+    /// Creates an error with its message.
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Checks and quotes SQL identifiers, so no name is ever pasted into SQL unchecked.
+public enum Identifier {
+    /// Whether `name` matches `[A-Za-z_][A-Za-z0-9_]*`.
+    public static func isValid(_ name: String) -> Bool {
+        guard let first = name.utf8.first else { return false }
+        func isLetter(_ byte: UInt8) -> Bool {
+            (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || byte == 95
+        }
+        guard isLetter(first) else { return false }
+        return name.utf8.allSatisfy { isLetter($0) || ($0 >= 48 && $0 <= 57) }
+    }
+
+    /// Throws unless `name` is a valid identifier; `role` says what the name is for.
+    public static func validate(_ name: String, as role: String) throws(SchemaError) {
+        guard isValid(name) else {
+            throw SchemaError("\(role) '\(name)' is not an identifier: use letters, digits and '_', not starting with a digit")
+        }
+    }
+
+    /// The identifier in double quotes, ready for SQL. Only call with valid identifiers.
+    public static func quoted(_ name: String) -> String { "\"\(name)\"" }
+}

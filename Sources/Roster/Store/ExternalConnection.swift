@@ -1,0 +1,50 @@
+/// A separate connection to a store's database file, as another process would open it.
+///
+/// Writes through it bypass the ``Store`` entirely; the store sees them only through the
+/// change log that its triggers keep in the file, when ``Store/pollExternalChanges()``
+/// runs. Tools and tests use it to stand in for another process.
+///
+/// ```swift
+/// let other = try ExternalConnection(path: store.path)
+/// try other.execute("UPDATE Post SET rank = rank + 1")
+/// try store.pollExternalChanges()   // live queries hear about it now
+/// ```
+public final class ExternalConnection {
+    private let connection: Connection
+
+    /// Opens the file.
+    ///
+    /// - Parameter busyTimeout: how long a write waits for another connection's
+    ///   transaction to end before failing with SQLITE_BUSY, in milliseconds.
+    /// - Throws: ``StoreError/database(_:)`` when the file cannot be opened.
+    public init(path: String, busyTimeout milliseconds: Int32 = 5_000) throws(StoreError) {
+        do {
+            connection = try Connection(path: path)
+        } catch {
+            throw .database(error)
+        }
+        connection.setBusyTimeout(milliseconds: milliseconds)
+    }
+
+    /// Runs SQL (one or more statements) in its own transaction, committed as a whole or not at all.
+    ///
+    /// - Throws: ``StoreError/database(_:)`` with SQLite's code and message (nothing is
+    ///   kept), or ``StoreError/rejectedSQL(_:)`` for transaction-control statements.
+    public func execute(_ sql: String) throws(StoreError) {
+        if let keyword = RawSQL.transactionKeyword(in: sql) {
+            throw .rejectedSQL("raw SQL may not control transactions ('\(keyword)'): it runs in a transaction of its own")
+        }
+        do {
+            try connection.execute("BEGIN IMMEDIATE")
+        } catch {
+            throw .database(error)
+        }
+        do {
+            try connection.execute(sql)
+            try connection.execute("COMMIT")
+        } catch {
+            if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
+            throw .database(error)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+extension Store {
+    /// Whether a transaction is open on the store's connection.
+    public var isInTransaction: Bool { !writer.isAutocommit }
+
+    /// Runs `body` in one transaction: it commits if `body` returns and rolls back if it throws.
+    ///
+    /// Live queries hear about the transaction once, after it commits, before `write`
+    /// returns. Called inside another transaction, `body` runs in a savepoint of it, so a
+    /// throw undoes only what `body` did.
+    ///
+    /// - Throws: what `body` throws (after rolling back), or ``StoreError``.
+    @discardableResult
+    public func write<T>(_ body: () throws -> T) throws -> T {
+        if isInTransaction { return try savepoint(body) }
+        try beginTransaction()
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            try? rollback()
+            throw error
+        }
+        try commit()
+        return result
+    }
+
+    /// Runs `body` in a savepoint: if it throws, everything it did is undone and the
+    /// enclosing transaction (if any) goes on.
+    ///
+    /// - Throws: what `body` throws, or ``StoreError``.
+    @discardableResult
+    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+        let outermost = !isInTransaction
+        try run("SAVEPOINT roster_savepoint")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            try? run("ROLLBACK TO roster_savepoint")
+            try? run("RELEASE roster_savepoint")
+            throw error
+        }
+        try run("RELEASE roster_savepoint")
+        if outermost { deliverChanges() }
+        return result
+    }
+
+    /// Opens a transaction that lasts until ``commit()`` or ``rollback()``.
+    ///
+    /// The store takes the write lock at once (`BEGIN IMMEDIATE`), so another connection
+    /// cannot slip a write in between and make the commit fail later.
+    ///
+    /// - Throws: ``StoreError/transaction(_:)`` when a transaction is already open.
+    public func beginTransaction() throws(StoreError) {
+        guard !isInTransaction else { throw .transaction("begin: a transaction is already open") }
+        try run("BEGIN IMMEDIATE")
+    }
+
+    /// Commits the open transaction, then tells live queries what it changed.
+    ///
+    /// - Throws: ``StoreError/transaction(_:)`` when no transaction is open, or
+    ///   ``StoreError/database(_:)`` when SQLite cannot commit (the transaction is then rolled back).
+    public func commit() throws(StoreError) {
+        guard isInTransaction else { throw .transaction("commit: no transaction is open") }
+        do {
+            try writer.execute("COMMIT")
+        } catch {
+            if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
+            throw .database(error)
+        }
+        deliverChanges()
+    }
+
+    /// Rolls back the open transaction: nothing it did is kept, and nothing is reported.
+    ///
+    /// - Throws: ``StoreError/transaction(_:)`` when no transaction is open.
+    public func rollback() throws(StoreError) {
+        guard isInTransaction else { throw .transaction("rollback: no transaction is open") }
+        try run("ROLLBACK")
+    }
+
+    /// Checks whether another connection or process has committed to the file, and if so
+    /// tells live queries what changed.
+    ///
+    /// Call it when another process may have written — on a timer, or when told so. It
+    /// costs one `PRAGMA data_version` when nothing happened.
+    ///
+    /// - Returns: whether anything was committed since the last check.
+    @discardableResult
+    public func pollExternalChanges() throws(StoreError) -> Bool {
+        guard !isInTransaction else { return false }
+        let changed: Bool
+        do { changed = try tracker.fileChangedSinceLastCheck() } catch { throw .database(error) }
+        if changed { deliverChanges() }
+        return changed
+    }
+
+    /// Runs SQL that takes no arguments on the writer, mapping errors.
+    func run(_ sql: String) throws(StoreError) {
+        do { try writer.execute(sql) } catch { throw .database(error) }
+    }
+
+    /// Runs `body` as one atomic write: in a savepoint inside a transaction, or in its own
+    /// transaction followed by delivery of the changes.
+    func atomically<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        let outermost = !isInTransaction
+        try run(outermost ? "BEGIN IMMEDIATE" : "SAVEPOINT roster_statement")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            if outermost {
+                try? run("ROLLBACK")
+            } else {
+                try? run("ROLLBACK TO roster_statement")
+                try? run("RELEASE roster_statement")
+            }
+            throw error
+        }
+        if outermost {
+            try commit()
+        } else {
+            try run("RELEASE roster_statement")
+        }
+        return result
+    }
+}

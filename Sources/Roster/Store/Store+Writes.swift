@@ -1,0 +1,162 @@
+extension Store {
+    /// Inserts an object. Attributes not named in `values` are null.
+    ///
+    /// Outside a transaction the insert commits at once and live queries hear about it
+    /// before this returns.
+    ///
+    /// - Throws: ``StoreError`` for an unknown entity or attribute, a value of the wrong
+    ///   type, a missing or duplicate key. A failed insert changes nothing.
+    public func insert(_ entityName: String, _ values: [String: Value]) throws(StoreError) {
+        let entity = try entity(named: entityName)
+        var row = [Value](repeating: .null, count: entity.attributes.count)
+        for (name, value) in values {
+            let index = try attributeIndex(name, in: entity)
+            row[index] = try coerce(value, to: entity, at: index)
+        }
+        let key = row[entity.keyIndex]
+        guard !key.isNull else { throw .missingKey(entity: entity.name, keyAttribute: entity.key.name) }
+        let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
+        let placeholders = Array(repeating: "?", count: row.count).joined(separator: ", ")
+        let sql = "INSERT INTO \(Identifier.quoted(entity.name))(\(columns)) VALUES (\(placeholders))"
+        try atomically { () throws(StoreError) in
+            do throws(DatabaseError) {
+                try runCached(sql, row)
+            } catch where error.extendedCode == 1555 || error.extendedCode == 2067 {
+                throw .duplicateKey(entity: entity.name, key: key)
+            } catch {
+                throw .database(error)
+            }
+        }
+    }
+
+    /// Sets some attributes of the object with this key; the others keep their values.
+    ///
+    /// Setting every attribute to the value it already has changes nothing and reports nothing.
+    ///
+    /// - Throws: ``StoreError/notFound(entity:key:)`` when no object has the key,
+    ///   ``StoreError/keyChange(entity:key:newKey:)`` when `values` changes the key, or a
+    ///   type or name error. A failed update changes nothing.
+    public func update(_ entityName: String, key: Value, _ values: [String: Value]) throws(StoreError) {
+        let entity = try entity(named: entityName)
+        let key = try coerce(key, to: entity, at: entity.keyIndex)
+        var assignments: [(index: Int, value: Value)] = []
+        for (name, value) in values {
+            let index = try attributeIndex(name, in: entity)
+            let value = try coerce(value, to: entity, at: index)
+            if index == entity.keyIndex {
+                guard value == key else { throw .keyChange(entity: entity.name, key: key, newKey: value) }
+                continue
+            }
+            assignments.append((index, value))
+        }
+        assignments.sort { $0.index < $1.index }
+        guard !assignments.isEmpty else {
+            guard try fetch(entityName, key: key) != nil else { throw .notFound(entity: entity.name, key: key) }
+            return
+        }
+        let setters = assignments.map { "\(Identifier.quoted(entity.attributes[$0.index].name)) = ?" }.joined(separator: ", ")
+        let sql = "UPDATE \(Identifier.quoted(entity.name)) SET \(setters) WHERE \(Identifier.quoted(entity.key.name)) = ?"
+        try atomically { () throws(StoreError) in
+            do throws(DatabaseError) {
+                try runCached(sql, assignments.map(\.value) + [key])
+            } catch {
+                throw .database(error)
+            }
+            guard writer.changes > 0 else { throw .notFound(entity: entity.name, key: key) }
+        }
+    }
+
+    /// Deletes the object with this key.
+    ///
+    /// - Throws: ``StoreError/notFound(entity:key:)`` when no object has the key.
+    public func delete(_ entityName: String, key: Value) throws(StoreError) {
+        let entity = try entity(named: entityName)
+        let key = try coerce(key, to: entity, at: entity.keyIndex)
+        let sql = "DELETE FROM \(Identifier.quoted(entity.name)) WHERE \(Identifier.quoted(entity.key.name)) = ?"
+        try atomically { () throws(StoreError) in
+            do throws(DatabaseError) { try runCached(sql, [key]) } catch { throw .database(error) }
+            guard writer.changes > 0 else { throw .notFound(entity: entity.name, key: key) }
+        }
+    }
+
+    /// Runs raw SQL on the store's connection: one or more statements, atomically.
+    ///
+    /// The store notices whatever the SQL changed in entity tables, as for any other
+    /// write. Outside a transaction the SQL runs in its own transaction; inside one, in a
+    /// savepoint, so a failing statement undoes the ones before it. Transaction control
+    /// (`BEGIN`, `COMMIT`, `SAVEPOINT`…) is refused: use ``write(_:)`` or
+    /// ``beginTransaction()``.
+    ///
+    /// - Parameter arguments: values for `?` parameters; only with a single statement.
+    /// - Throws: ``StoreError/database(_:)`` with SQLite's code and message, or
+    ///   ``StoreError/rejectedSQL(_:)``.
+    public func execute(_ sql: String, arguments: [Value] = []) throws(StoreError) {
+        if let keyword = RawSQL.transactionKeyword(in: sql) {
+            throw .rejectedSQL("raw SQL may not control transactions ('\(keyword)'): use begin/commit instead")
+        }
+        try atomically { () throws(StoreError) in
+            do throws(DatabaseError) {
+                if arguments.isEmpty {
+                    try writer.execute(sql)
+                } else {
+                    let statement = try writer.prepare(sql)
+                    try statement.bind(arguments)
+                    while try statement.step() {}
+                }
+            } catch {
+                throw .database(error)
+            }
+        }
+    }
+
+    /// The object with this key, or nil. Inside a transaction it sees the transaction's writes.
+    public func fetch(_ entityName: String, key: Value) throws(StoreError) -> Object? {
+        let entity = try entity(named: entityName)
+        let key = try coerce(key, to: entity, at: entity.keyIndex)
+        let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
+        let sql = "SELECT \(columns) FROM \(Identifier.quoted(entity.name)) WHERE \(Identifier.quoted(entity.key.name)) = ?"
+        do {
+            let statement = try cachedStatement(sql)
+            try statement.bind([key])
+            defer { statement.reset() }
+            guard try statement.step() else { return nil }
+            return Object(entity: entity, values: entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) })
+        } catch {
+            throw .database(error)
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func attributeIndex(_ name: String, in entity: Entity) throws(StoreError) -> Int {
+        guard let index = entity.index(of: name) else { throw .unknownAttribute(entity: entity.name, attribute: name) }
+        return index
+    }
+
+    /// The value as the attribute stores it; integers widen to doubles, nothing else converts.
+    func coerce(_ value: Value, to entity: Entity, at index: Int) throws(StoreError) -> Value {
+        let attribute = entity.attributes[index]
+        switch (attribute.type, value) {
+        case (_, .null), (.string, .string), (.integer, .integer), (.double, .double), (.bool, .bool):
+            return value
+        case let (.double, .integer(number)):
+            return .double(Double(number))
+        default:
+            throw .typeMismatch(entity: entity.name, attribute: attribute.name, expected: attribute.type, value: value)
+        }
+    }
+
+    func cachedStatement(_ sql: String) throws(DatabaseError) -> Statement {
+        if let statement = statementCache[sql] { return statement }
+        let statement = try writer.prepare(sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    private func runCached(_ sql: String, _ arguments: [Value]) throws(DatabaseError) {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        while try statement.step() {}
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+/// An object store over one SQLite database file, with change tracking for live queries.
+///
+/// A store keeps entities in tables (one column per attribute), runs writes in
+/// transactions, and tells every ``ResultsController`` on it exactly what each committed
+/// transaction changed — whether the write came through this API, raw SQL on this store
+/// (``execute(_:arguments:)``), or another connection or process writing the same file
+/// (seen by ``pollExternalChanges()``).
+///
+/// ```swift
+/// let store = try Store.temporary()
+/// try store.define(Entity("Post", key: "id", attributes: [
+///     Attribute("id", .string), Attribute("title", .string), Attribute("rank", .integer),
+/// ]))
+/// try store.write {
+///     try store.insert("Post", ["id": "p1", "title": "Hello", "rank": 3])
+///     try store.update("Post", key: "p1", ["rank": 4])
+/// }
+/// ```
+///
+/// ## Isolation
+/// `Store` is not `Sendable`: create it and use it, and its results controllers, from one
+/// isolation domain (the main actor, another actor, or one thread). Delegate callbacks
+/// arrive synchronously on that same domain, after the transaction has committed and
+/// before the call that committed it returns. Swift 6's strict concurrency checking keeps
+/// a store from being used from two domains at once.
+///
+/// ## Durability
+/// The file is in WAL mode with `synchronous = NORMAL`: a commit is atomic and survives a
+/// crash of the process; a power loss may lose the last commits but never corrupts the file.
+public final class Store {
+    /// The path of the database file.
+    public let path: String
+    /// The connection that writes (and reads inside transactions).
+    let writer: Connection
+    /// The connection that reads committed state for live queries and change tracking.
+    let reader: Connection
+    /// Entities by name.
+    private(set) var entitiesByName: [String: Entity] = [:]
+    /// Reads the change log and hands committed changes to observers.
+    var tracker: ChangeTracker
+    /// Live queries, in the order they were registered.
+    var observers: [WeakObserver] = []
+    /// Set while observers are being notified, so nested commits are delivered after.
+    var isDelivering = false
+    /// Set when a commit happens during delivery, so another round follows.
+    var hasPendingDelivery = false
+    /// Compiled statements by SQL text, reused across writes.
+    var statementCache: [String: Statement] = [:]
+    /// The folder to remove when a temporary store closes.
+    private let temporaryDirectory: URL?
+
+    /// Opens or creates the database file at `path`.
+    ///
+    /// - Throws: ``StoreError/database(_:)`` when the file cannot be opened, or
+    ///   ``StoreError/schemaMismatch(entity:reason:)`` when it holds Roster metadata that
+    ///   cannot be read.
+    public convenience init(path: String) throws(StoreError) {
+        try self.init(path: path, temporaryDirectory: nil)
+    }
+
+    /// Creates a store in a new temporary file, removed when the store is released.
+    public static func temporary() throws(StoreError) -> Store {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("roster-\(UUID().uuidString)", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .database(DatabaseError(code: .cantOpen, message: "cannot create temporary directory \(directory.path): \(error)"))
+        }
+        return try Store(path: directory.appendingPathComponent("store.sqlite").path, temporaryDirectory: directory)
+    }
+
+    private init(path: String, temporaryDirectory: URL?) throws(StoreError) {
+        self.path = path
+        self.temporaryDirectory = temporaryDirectory
+        do {
+            writer = try Connection(path: path)
+            writer.setBusyTimeout(milliseconds: 5_000)
+            try writer.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+            try SchemaCatalog.install(on: writer)
+            reader = try Connection(path: path)
+            reader.setBusyTimeout(milliseconds: 5_000)
+            tracker = try ChangeTracker(reader: reader)
+        } catch {
+            throw .database(error)
+        }
+        entitiesByName = try SchemaCatalog.loadEntities(from: writer)
+    }
+
+    deinit {
+        if let temporaryDirectory {
+            writer.close()
+            reader.close()
+            try? FileManager.default.removeItem(at: temporaryDirectory)
+        }
+    }
+
+    /// The entities the store knows, by name.
+    public var entities: [String: Entity] { entitiesByName }
+
+    /// The entity with this name.
+    ///
+    /// - Throws: ``StoreError/unknownEntity(_:)``.
+    public func entity(named name: String) throws(StoreError) -> Entity {
+        guard let entity = entitiesByName[name] else { throw .unknownEntity(name) }
+        return entity
+    }
+
+    /// Creates the entity's table, or checks that the existing table matches it.
+    ///
+    /// Defining an entity that already exists with the same attributes does nothing.
+    ///
+    /// - Throws: ``StoreError/schemaMismatch(entity:reason:)`` when a table of that name
+    ///   exists with other attributes, or ``StoreError/database(_:)``.
+    public func define(_ entity: Entity) throws(StoreError) {
+        if let existing = entitiesByName[entity.name] {
+            guard existing == entity else {
+                throw .schemaMismatch(entity: entity.name, reason: "it is stored as \(SchemaCatalog.describe(existing)), not \(SchemaCatalog.describe(entity))")
+            }
+            return
+        }
+        guard !isInTransaction else {
+            throw .transaction("define \(entity.name): entities are defined outside transactions")
+        }
+        try SchemaCatalog.create(entity, on: writer)
+        entitiesByName[entity.name] = entity
+    }
+}
