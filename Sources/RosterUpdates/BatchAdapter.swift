@@ -1,0 +1,106 @@
+import Foundation
+
+/// Turns a group of NSFetchedResultsController-style callbacks into one batch that a list
+/// view's `performBatchUpdates` accepts.
+///
+/// Item operations that a section change already covers are dropped: a list view rejects an
+/// item operation inside a section that it deletes or inserts. Unless ``keepsMoves`` is set,
+/// each move becomes a delete of its before-path and an insert of its after-path.
+///
+/// ```swift
+/// let group = SnapshotDiff.changes(from: old, to: new) { changedKeys.contains($0) }
+/// let batch = BatchAdapter().batch(for: group)
+/// collectionView.performBatchUpdates { /* batch.deleteSections, batch.insertItems, ... */ }
+/// ```
+public struct BatchAdapter: Sendable {
+    /// Whether moves stay moves (`moveItems`) instead of being split into a delete and an insert.
+    ///
+    /// A move out of a deleted section, into an inserted section, or of an item that is also
+    /// updated, is split even then.
+    public var keepsMoves: Bool
+
+    /// Creates an adapter.
+    ///
+    /// - Parameter keepsMoves: Whether to keep moves as moves; false splits every move.
+    public init(keepsMoves: Bool = false) {
+        self.keepsMoves = keepsMoves
+    }
+
+    /// Coalesces one group of callbacks into a batch.
+    ///
+    /// - Parameter group: The callbacks of one change, with NSFetchedResultsController's
+    ///   conventions (every object leaving a deleted section or entering an inserted one has
+    ///   its own event).
+    /// - Returns: The batch: every list sorted ascending, no path twice, no item operation
+    ///   inside a deleted or inserted section, no path both reloaded and deleted.
+    /// - Complexity: O(*e* log *e*) for *e* events, expected (hashing).
+    public func batch<S, I>(for group: ChangeGroup<S, I>) -> BatchUpdate {
+        var deletedSections = Set<Int>()
+        var insertedSections = Set<Int>()
+        for change in group.sectionChanges {
+            switch change.type {
+            case .delete: deletedSections.insert(change.index)
+            case .insert: insertedSections.insert(change.index)
+            }
+        }
+
+        var deletes = Set<IndexPath>()
+        var inserts = Set<IndexPath>()
+        var moves: [IndexPath: IndexPath] = [:]  // destination → source
+        var reloadCandidates: [IndexPath] = []
+
+        func deleteUnlessCovered(_ path: IndexPath) {
+            if !deletedSections.contains(path.section) { deletes.insert(path) }
+        }
+        func insertUnlessCovered(_ path: IndexPath) {
+            if !insertedSections.contains(path.section) { inserts.insert(path) }
+        }
+        func crossesSectionChange(from: IndexPath, to: IndexPath) -> Bool {
+            deletedSections.contains(from.section) || insertedSections.contains(to.section)
+        }
+
+        // An updated item that also moves needs fresh content at its destination: split its move.
+        let updatedSources = Set(group.objectChanges.lazy.filter { $0.type == .update }.compactMap { $0.from })
+
+        for change in group.objectChanges {
+            switch (change.type, change.from, change.to) {
+            case (.delete, let from?, _):
+                deleteUnlessCovered(from)
+            case (.insert, _, let to?):
+                insertUnlessCovered(to)
+            case (.move, let from?, let to?):
+                if keepsMoves && !crossesSectionChange(from: from, to: to) && !updatedSources.contains(from) {
+                    moves[to] = from
+                } else {
+                    deleteUnlessCovered(from)
+                    insertUnlessCovered(to)
+                }
+            case (.update, let from?, let to?):
+                if crossesSectionChange(from: from, to: to) {
+                    deleteUnlessCovered(from)
+                    insertUnlessCovered(to)
+                } else {
+                    reloadCandidates.append(from)
+                }
+            case (.update, let from?, nil):
+                reloadCandidates.append(from)
+            default:
+                break  // An event without the path it needs says nothing a list view can use.
+            }
+        }
+
+        let moveSources = Set(moves.values)
+        let reloads = Set(reloadCandidates.filter {
+            !deletedSections.contains($0.section) && !deletes.contains($0) && !moveSources.contains($0)
+        })
+
+        return BatchUpdate(
+            deleteSections: deletedSections.sorted(),
+            insertSections: insertedSections.sorted(),
+            deleteItems: deletes.sorted(),
+            insertItems: inserts.sorted(),
+            reloadItems: reloads.sorted(),
+            moveItems: moves.map { ItemMove(from: $0.value, to: $0.key) }.sorted { $0.to < $1.to }
+        )
+    }
+}
