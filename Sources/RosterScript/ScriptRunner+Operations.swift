@@ -1,0 +1,131 @@
+import Roster
+
+extension ScriptRunner {
+    /// Carries out one command; events its delegates record are collected by the caller.
+    func perform(_ command: ScriptCommand, events: inout [JSONObject]) throws(ScriptError) {
+        do {
+            switch command.op {
+            case "entity": try defineEntity(command)
+            case "query": try registerQuery(command)
+            case "insert":
+                let entity = try store.entity(named: command.string("entity"))
+                try store.insert(entity.name, ScriptValues.values(command.value("values"), of: entity))
+            case "update":
+                let entity = try store.entity(named: command.string("entity"))
+                try store.update(entity.name, key: key(command, entity), ScriptValues.values(command.value("values"), of: entity))
+            case "delete":
+                let entity = try store.entity(named: command.string("entity"))
+                try store.delete(entity.name, key: key(command, entity))
+            case "sql":
+                try store.execute(command.string("sql"))
+            case "external":
+                try externalConnection().execute(command.string("sql"))
+                try store.pollExternalChanges()
+            case "begin": try store.beginTransaction()
+            case "commit": try store.commit()
+            case "rollback": try store.rollback()
+            case "sort":
+                let query = try liveQuery(command)
+                try query.controller.setSortDescriptors(sortDescriptors(command.value("sort"), command))
+            case "filter":
+                let query = try liveQuery(command)
+                try query.controller.setPredicate(predicate(command.optionalString("predicate"), command))
+            default:
+                throw ScriptError("unknown op '\(command.op)': expected entity, query, insert, update, delete, sql, external, begin, commit, rollback, sort or filter")
+            }
+        } catch let error as StoreError {
+            throw command.error(error.description)
+        } catch let error as ScriptError {
+            throw error.message.hasPrefix("\(command.op): ") ? error : command.error(error.message)
+        } catch {
+            throw command.error("\(error)")
+        }
+    }
+
+    private func defineEntity(_ command: ScriptCommand) throws {
+        let name = try command.string("name")
+        let keyName = try command.string("key")
+        guard case let .object(attributesJSON) = try command.value("attributes") else {
+            throw ScriptError("\"attributes\" must be an object of attribute names to types")
+        }
+        var attributes: [Attribute] = []
+        for (attributeName, typeJSON) in attributesJSON.members {
+            guard case let .string(typeName) = typeJSON, let type = AttributeType(rawValue: typeName) else {
+                throw ScriptError("attribute '\(attributeName)' has type \(typeJSON.serialized()); expected \"string\", \"integer\", \"double\" or \"bool\"")
+            }
+            attributes.append(Attribute(attributeName, type))
+        }
+        try store.define(Entity(name, key: keyName, attributes: attributes))
+    }
+
+    private func registerQuery(_ command: ScriptCommand) throws {
+        let name = try command.string("name")
+        guard !queries.contains(where: { $0.name == name }) else {
+            throw ScriptError("a query named '\(name)' already exists")
+        }
+        let entityName = try command.string("entity")
+        let sort = try command.object["sort"].map { json throws(ScriptError) in try sortDescriptors(json, command) } ?? []
+        let request = FetchRequest(
+            entity: entityName,
+            predicate: try predicate(command.optionalString("predicate"), command),
+            sortDescriptors: sort,
+            sectionAttribute: try command.optionalString("section"))
+        let controller = try ResultsController(store: store, request: request)
+        let recorder = TraceRecorder(queryName: name, adapter: adapter)
+        controller.delegate = recorder
+        try controller.performFetch()
+        queries.append((name, controller, recorder))
+        recorder.recordSnapshot(of: controller)
+    }
+
+    private func liveQuery(_ command: ScriptCommand) throws -> (name: String, controller: ResultsController, recorder: TraceRecorder) {
+        let name = try command.string("query")
+        guard let query = queries.first(where: { $0.name == name }) else {
+            throw ScriptError("no query named '\(name)'")
+        }
+        return query
+    }
+
+    private func key(_ command: ScriptCommand, _ entity: Entity) throws -> Value {
+        let value = try ScriptValues.value(command.value("key"), for: entity.key, of: entity)
+        guard !value.isNull else { throw ScriptError("\"key\" cannot be null") }
+        return value
+    }
+
+    private func predicate(_ format: String?, _ command: ScriptCommand) throws -> Predicate {
+        guard let format else { return .all }
+        do {
+            return try Predicate(format: format, arguments: [])
+        } catch {
+            throw ScriptError("\(error)")
+        }
+    }
+
+    private func sortDescriptors(_ json: JSONValue, _ command: ScriptCommand) throws(ScriptError) -> [SortDescriptor] {
+        guard case let .array(items) = json else {
+            throw ScriptError("\"sort\" must be an array of [attribute, \"asc\" or \"desc\"] pairs, not \(json.serialized())")
+        }
+        var descriptors: [SortDescriptor] = []
+        for item in items {
+            switch item {
+            case let .string(attribute):
+                descriptors.append(SortDescriptor(attribute))
+            case let .array(pair) where pair.count == 2 || pair.count == 1:
+                guard case let .string(attribute) = pair[0] else {
+                    throw ScriptError("a sort key's attribute must be a string, not \(pair[0].serialized())")
+                }
+                var ascending = true
+                if pair.count == 2 {
+                    guard case let .string(direction) = pair[1], ["asc", "desc"].contains(direction.lowercased()) else {
+                        throw ScriptError("sort direction for '\(attribute)' must be \"asc\" or \"desc\", not \(pair[1].serialized())")
+                    }
+                    ascending = direction.lowercased() == "asc"
+                }
+                descriptors.append(SortDescriptor(attribute, ascending: ascending))
+            default:
+                throw ScriptError("a sort key must be [attribute, \"asc\" or \"desc\"], not \(item.serialized())")
+            }
+        }
+        return descriptors
+    }
+}

@@ -1,0 +1,73 @@
+import Roster
+
+/// Runs a mutation script against a store and produces its trace, line by line, exactly
+/// as `../shared/spec/scripted-mutations.md` describes.
+///
+/// ```swift
+/// let runner = try ScriptRunner(store: Store.temporary())
+/// runner.run(script: text) { event in print(event.serialized()) }
+/// ```
+///
+/// Each live query's delegate is a recorder that writes every callback as an event; after
+/// each line the runner emits what the line caused, query by query in the order the
+/// queries were registered, or an `error` event when the line could not be carried out.
+public final class ScriptRunner {
+    /// The store the script runs against.
+    public let store: Store
+    let adapter: BatchAdapter
+    var queries: [(name: String, controller: ResultsController, recorder: TraceRecorder)] = []
+    private var external: ExternalConnection?
+
+    /// Creates a runner.
+    ///
+    /// - Parameter keepsMoves: whether batches keep moves as `moveItems` instead of
+    ///   splitting them into a delete and an insert.
+    public init(store: Store, keepsMoves: Bool = false) {
+        self.store = store
+        self.adapter = BatchAdapter(keepsMoves: keepsMoves)
+    }
+
+    /// Runs every line of a script, handing each trace event to `emit` as it is made.
+    public func run(script: String, emit: (JSONValue) -> Void) {
+        var number = 0
+        for line in script.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            for event in run(line: line, number: number) { emit(.object(event)) }
+        }
+    }
+
+    /// Runs one script line and returns the events it caused, each starting with `line`.
+    public func run(line: Substring, number: Int) -> [JSONObject] {
+        let text = line.drop { $0 == " " || $0 == "\t" || $0 == "\r" }
+        if text.isEmpty || text.hasPrefix("#") || text.allSatisfy(\.isWhitespace) { return [] }
+        var events: [JSONObject] = []
+        do {
+            let json: JSONValue
+            do { json = try JSONParser().parse(text) } catch { throw ScriptError("\(error)") }
+            guard case let .object(command) = json else {
+                throw ScriptError("a script line must be a JSON object with an \"op\", not \(json.serialized())")
+            }
+            try perform(ScriptCommand(command), events: &events)
+        } catch let error as ScriptError {
+            events.append(JSONObject(uniqueKeysWithValues: [("event", .string("error")), ("message", .string(error.message))]))
+        } catch {
+            events.append(JSONObject(uniqueKeysWithValues: [("event", .string("error")), ("message", .string("\(error)"))]))
+        }
+        for query in queries {
+            events.append(contentsOf: query.recorder.takeEvents())
+        }
+        return events.map { event in
+            JSONObject(uniqueKeysWithValues: [("line", JSONValue.integer(Int64(number)))] + event.members.map { ($0.key, $0.value) })
+        }
+    }
+
+    /// The second connection for `external` lines, opened on first use. It does not wait
+    /// for locks: while the script holds a transaction open, an external write fails at
+    /// once with SQLITE_BUSY, as another process's would after its timeout.
+    func externalConnection() throws(StoreError) -> ExternalConnection {
+        if let external { return external }
+        let connection = try ExternalConnection(path: store.path, busyTimeout: 0)
+        external = connection
+        return connection
+    }
+}

@@ -1,0 +1,83 @@
+import Roster
+
+/// The delegate of one live query in a script run: writes every callback it receives as a
+/// trace event, and after each group the batch the adapter makes of it and the snapshot.
+final class TraceRecorder: ResultsControllerDelegate {
+    let queryName: String
+    let adapter: BatchAdapter
+    /// Events recorded since the last ``takeEvents()``, without their line numbers.
+    private var events: [JSONObject] = []
+    private var group = ChangeGroup<Value, Value>()
+
+    init(queryName: String, adapter: BatchAdapter) {
+        self.queryName = queryName
+        self.adapter = adapter
+    }
+
+    /// The events recorded since the last call.
+    func takeEvents() -> [JSONObject] {
+        defer { events = [] }
+        return events
+    }
+
+    /// Records the query's whole results as a `snapshot` event.
+    func recordSnapshot(of controller: ResultsController) {
+        let sections: [JSONValue] = controller.snapshot.map { section in
+            .object(JSONObject(uniqueKeysWithValues: [
+                ("name", ScriptValues.json(section.id)),
+                ("keys", .array(section.items.map(ScriptValues.json))),
+            ]))
+        }
+        record("snapshot", [("sections", .array(sections))])
+    }
+
+    func controllerWillChangeContent(_ controller: ResultsController) {
+        group = ChangeGroup()
+        record("willChange", [])
+    }
+
+    func controller(_ controller: ResultsController, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: SectionChangeType) {
+        group.sectionChanges.append(SectionChange(type: type, index: sectionIndex, section: section.name))
+        record("section", [
+            ("change", .string(type == .insert ? "insert" : "delete")),
+            ("index", .integer(Int64(sectionIndex))),
+            ("name", ScriptValues.json(section.name)),
+        ])
+    }
+
+    func controller(_ controller: ResultsController, didChange object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) {
+        group.objectChanges.append(ObjectChange(type: type, item: object.key, from: indexPath, to: newIndexPath))
+        var fields: [(String, JSONValue)] = [("change", .string(Self.name(of: type))), ("key", ScriptValues.json(object.key))]
+        if let indexPath { fields.append(("from", ScriptValues.json(indexPath))) }
+        if let newIndexPath { fields.append(("to", ScriptValues.json(newIndexPath))) }
+        record("object", fields)
+    }
+
+    func controllerDidChangeContent(_ controller: ResultsController) {
+        record("didChange", [])
+        let batch = adapter.batch(for: group)
+        func paths(_ paths: [IndexPath]) -> JSONValue { .array(paths.map(ScriptValues.json)) }
+        record("batch", [
+            ("deleteSections", .array(batch.deleteSections.map { .integer(Int64($0)) })),
+            ("insertSections", .array(batch.insertSections.map { .integer(Int64($0)) })),
+            ("deleteItems", paths(batch.deleteItems)),
+            ("insertItems", paths(batch.insertItems)),
+            ("reloadItems", paths(batch.reloadItems)),
+            ("moveItems", .array(batch.moveItems.map { .array([ScriptValues.json($0.from), ScriptValues.json($0.to)]) })),
+        ])
+        recordSnapshot(of: controller)
+    }
+
+    private func record(_ event: String, _ fields: [(String, JSONValue)]) {
+        events.append(JSONObject(uniqueKeysWithValues: [("query", .string(queryName)), ("event", .string(event))] + fields))
+    }
+
+    private static func name(of type: ObjectChangeType) -> String {
+        switch type {
+        case .insert: "insert"
+        case .delete: "delete"
+        case .move: "move"
+        case .update: "update"
+        }
+    }
+}

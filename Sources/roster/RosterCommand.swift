@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// The `roster` command: runs mutation scripts against a fresh store and prints the trace.
+struct RosterCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "roster",
+        abstract: "Roster: live queries over SQLite that say exactly what changed.",
+        subcommands: [RunCommand.self, SQLCommand.self]
+    )
+}

@@ -1,0 +1,296 @@
+import Foundation
+import Testing
+@testable import Roster
+
+/// Random stores, random live queries, random transactions: every change group must be
+/// exactly right. For each group: the new snapshot equals a fresh fetch and the result
+/// computed in Swift; the callbacks applied to the old snapshot give the new one; the batch
+/// passes UIKit's rules and applying it gives the new one; updates are sent exactly for
+/// the objects that stay, do not move, and whose stored values changed.
+@Suite("Live query properties")
+struct LiveQueryPropertyTests {
+    @Test("random mutations keep every live query exact", arguments: 0..<24)
+    func randomMutations(seed: Int) throws {
+        var random = SeededRandom(seed: UInt64(seed) &* 7_919 &+ 17)
+        let world = try RandomWorld(random: &random)
+        for step in 0..<70 {
+            try world.step(&random, step: step)
+        }
+    }
+}
+
+/// One random entity in a store, some live queries on it, and the checks.
+final class RandomWorld {
+    let store: Store
+    let entity: Entity
+    let external: ExternalConnection
+    var watchers: [Watcher] = []
+    /// All stored rows by key, as read from the file after the last step.
+    var table: [Value: [Value]] = [:]
+
+    final class Watcher {
+        let controller: ResultsController
+        let recorder = GroupRecorder()
+        var snapshot: [Section<Value, Value>] = []
+        init(controller: ResultsController) { self.controller = controller }
+    }
+
+    init(random: inout SeededRandom) throws {
+        store = try Store.temporary()
+        let keyType: AttributeType = Bool.random(using: &random) ? .string : .integer
+        var attributes = [Attribute("k", keyType)]
+        let types: [AttributeType] = [.string, .integer, .double, .bool]
+        for index in 0..<Int.random(in: 2...4, using: &random) {
+            attributes.append(Attribute("a\(index)", types.randomElement(using: &random)!))
+        }
+        entity = try Entity("T", key: "k", attributes: attributes)
+        try store.define(entity)
+        external = try ExternalConnection(path: store.path)
+        for _ in 0..<40 { try? store.insert("T", randomValues(&random, key: randomKey(&random))) }
+        table = try readTable()
+        for _ in 0..<Int.random(in: 1...3, using: &random) {
+            let controller = try ResultsController(store: store, request: randomRequest(&random))
+            let watcher = Watcher(controller: controller)
+            controller.delegate = watcher.recorder
+            try controller.performFetch()
+            watcher.snapshot = controller.snapshot
+            try checkFresh(watcher, context: "initial fetch")
+            watchers.append(watcher)
+        }
+    }
+
+    // MARK: Random data
+
+    func randomKey(_ random: inout SeededRandom) -> Value {
+        let number = Int.random(in: 0..<60, using: &random)
+        return entity.key.type == .string ? .string("k\(number)") : .integer(Int64(number))
+    }
+
+    func randomValue(_ type: AttributeType, _ random: inout SeededRandom) -> Value {
+        if Int.random(in: 0..<6, using: &random) == 0 { return .null }
+        switch type {
+        case .string: return .string(["", "a", "b", "B", "ab", "ba", "é", "e\u{301}", "a*", "x?", "[z"].randomElement(using: &random)!)
+        case .integer: return .integer(Int64.random(in: -3...3, using: &random))
+        case .double: return .double([-1.5, 0, 0.5, 1, 2.25, 3].randomElement(using: &random)!)
+        case .bool: return .bool(Bool.random(using: &random))
+        }
+    }
+
+    func randomValues(_ random: inout SeededRandom, key: Value) -> [String: Value] {
+        var values: [String: Value] = ["k": key]
+        for attribute in entity.attributes.dropFirst() {
+            values[attribute.name] = randomValue(attribute.type, &random)
+        }
+        return values
+    }
+
+    func literal(_ value: Value) -> String {
+        switch value {
+        case .null: "nil"
+        case let .string(text): "'\(text)'"
+        case let .bool(flag): flag ? "YES" : "NO"
+        case let .integer(number): String(number)
+        case let .double(number): String(number)
+        }
+    }
+
+    func randomPredicate(_ random: inout SeededRandom, depth: Int = 0) -> String {
+        let choice = Int.random(in: 0..<(depth > 2 ? 6 : 9), using: &random)
+        let attribute = entity.attributes.randomElement(using: &random)!
+        let name = attribute.name
+        switch choice {
+        case 0, 1:
+            let op = ["==", "!=", "<", "<=", ">", ">="].randomElement(using: &random)!
+            return "\(name) \(op) \(literal(randomValue(attribute.type, &random)))"
+        case 2 where attribute.type == .string:
+            let op = ["BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "BEGINSWITH[c]", "CONTAINS[c]", "LIKE[c]"].randomElement(using: &random)!
+            let pattern = ["", "a", "B", "*a", "?", "é", "e*"].randomElement(using: &random)!
+            return "\(name) \(op) '\(pattern)'"
+        case 3:
+            let members = (0..<Int.random(in: 0...3, using: &random)).map { _ in literal(randomValue(attribute.type, &random)) }
+            return "\(name) IN {\(members.joined(separator: ", "))}"
+        case 4:
+            return "\(name) BETWEEN {\(literal(randomValue(attribute.type, &random))), \(literal(randomValue(attribute.type, &random)))}"
+        case 5:
+            return ["TRUEPREDICATE", "\(name) == nil", "\(name) != nil"].randomElement(using: &random)!
+        case 6:
+            return "(\(randomPredicate(&random, depth: depth + 1))) AND (\(randomPredicate(&random, depth: depth + 1)))"
+        case 7:
+            return "\(randomPredicate(&random, depth: depth + 1)) OR \(randomPredicate(&random, depth: depth + 1))"
+        default:
+            return "NOT (\(randomPredicate(&random, depth: depth + 1)))"
+        }
+    }
+
+    func randomSort(_ random: inout SeededRandom, section: String?) -> [SortDescriptor] {
+        var descriptors: [SortDescriptor] = []
+        if let section { descriptors.append(SortDescriptor(section, ascending: Bool.random(using: &random))) }
+        for _ in 0..<Int.random(in: 0...2, using: &random) {
+            descriptors.append(SortDescriptor(entity.attributes.randomElement(using: &random)!.name, ascending: Bool.random(using: &random)))
+        }
+        return descriptors
+    }
+
+    func randomRequest(_ random: inout SeededRandom) throws -> FetchRequest {
+        let section = Bool.random(using: &random) ? entity.attributes.dropFirst().randomElement(using: &random)!.name : nil
+        return FetchRequest(entity: "T", predicate: try Predicate(format: randomPredicate(&random), arguments: []),
+                            sortDescriptors: randomSort(&random, section: section), sectionAttribute: section)
+    }
+
+    // MARK: Steps
+
+    func randomWrite(_ random: inout SeededRandom) {
+        let key = randomKey(&random)
+        switch Int.random(in: 0..<9, using: &random) {
+        case 0, 1: try? store.insert("T", randomValues(&random, key: key))
+        case 2: try? store.delete("T", key: key)
+        case 3:
+            // A write that changes nothing: the stored values again.
+            if let row = table[key] {
+                try? store.update("T", key: key, Dictionary(uniqueKeysWithValues: zip(entity.attributes.map(\.name), row)))
+            }
+        case 4:
+            let attribute = entity.attributes.dropFirst().randomElement(using: &random)!
+            try? store.execute("UPDATE T SET \(attribute.name) = ? WHERE k = ?", arguments: [randomValue(attribute.type, &random), key])
+        case 5:
+            let attribute = entity.attributes.dropFirst().randomElement(using: &random)!
+            let sql = attribute.type == .string ? "UPDATE T SET \(attribute.name) = NULL WHERE \(attribute.name) = 'a'"
+                : attribute.type == .bool ? "UPDATE T SET \(attribute.name) = 1 - \(attribute.name)"
+                : "UPDATE T SET \(attribute.name) = \(attribute.name) + 1 WHERE \(attribute.name) < 0"
+            try? store.execute(sql)
+        case 6:
+            // Raw SQL that changes a key: a delete of the old key and an insert of the new one.
+            try? store.execute("UPDATE T SET k = ? WHERE k = ?", arguments: [randomKey(&random), key])
+        default:
+            var values = randomValues(&random, key: key)
+            values["k"] = nil
+            for name in values.keys where Bool.random(using: &random) { values[name] = nil }
+            try? store.update("T", key: key, values)
+        }
+    }
+
+    func step(_ random: inout SeededRandom, step: Int) throws {
+        let context = "step \(step)"
+        switch Int.random(in: 0..<12, using: &random) {
+        case 0, 1, 2, 3:
+            randomWrite(&random)
+        case 4:
+            try store.beginTransaction()
+            for _ in 0..<Int.random(in: 1...8, using: &random) { randomWrite(&random) }
+            try store.commit()
+        case 5:
+            try store.beginTransaction()
+            for _ in 0..<Int.random(in: 1...5, using: &random) { randomWrite(&random) }
+            try store.rollback()
+        case 6:
+            // Changed and changed back, deleted and inserted again.
+            let key = randomKey(&random)
+            if let row = table[key] {
+                let values = Dictionary(uniqueKeysWithValues: zip(entity.attributes.map(\.name), row))
+                try store.write {
+                    try store.update("T", key: key, randomValues(&random, key: key))
+                    try store.delete("T", key: key)
+                    try store.insert("T", Bool.random(using: &random) ? values : randomValues(&random, key: key))
+                    if Bool.random(using: &random) { try store.update("T", key: key, values) }
+                }
+            }
+        case 7:
+            let key = randomKey(&random)
+            let attribute = entity.attributes.dropFirst().randomElement(using: &random)!
+            let value = randomValue(attribute.type, &random)
+            let text: String
+            switch value {
+            case .null: text = "NULL"
+            case let .string(string): text = "'\(string)'"
+            case let .bool(flag): text = flag ? "1" : "0"
+            case let .integer(number): text = String(number)
+            case let .double(number): text = String(number)
+            }
+            let keyText = key.description
+            try? external.execute("UPDATE T SET \(attribute.name) = \(text) WHERE k = \(keyText); DELETE FROM T WHERE k = \(randomKey(&random).description)")
+            try store.pollExternalChanges()
+        case 8:
+            let watcher = watchers.randomElement(using: &random)!
+            let section = watcher.controller.request.sectionAttribute
+            try watcher.controller.setSortDescriptors(randomSort(&random, section: section))
+        case 9:
+            let watcher = watchers.randomElement(using: &random)!
+            try watcher.controller.setPredicate(Predicate(format: randomPredicate(&random), arguments: []))
+        default:
+            // A bulk change in one statement.
+            try? store.execute("UPDATE T SET \(entity.attributes[1].name) = NULL WHERE k IN (SELECT k FROM T ORDER BY random() LIMIT 5)")
+        }
+        let newTable = try readTable()
+        for watcher in watchers {
+            try check(watcher, oldTable: table, newTable: newTable, context: context)
+        }
+        table = newTable
+    }
+
+    // MARK: Checks
+
+    func readTable() throws -> [Value: [Value]] {
+        let connection = try Connection(path: store.path)
+        let statement = try connection.prepare("SELECT \(entity.attributes.map(\.name).joined(separator: ", ")) FROM T")
+        var rows: [Value: [Value]] = [:]
+        while try statement.step() {
+            let row = entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) }
+            rows[row[entity.keyIndex]] = row
+        }
+        return rows
+    }
+
+    /// The results computed in Swift from the table: filter, sort, sections.
+    func expectedSnapshot(_ controller: ResultsController, table: [Value: [Value]]) -> [Section<Value, Value>] {
+        let query = controller.query
+        let rows = table.values.filter { query.predicate.evaluate($0) }.sorted { query.sort.compare($0, $1) < 0 }
+        var result: [Section<Value, Value>] = []
+        for row in rows {
+            let name = query.sectionName(of: row)
+            if result.last?.id != name { result.append(Section(id: name, items: [])) }
+            result[result.count - 1].items.append(query.key(of: row))
+        }
+        return result
+    }
+
+    func checkFresh(_ watcher: Watcher, context: String) throws {
+        let fresh = try ResultsController(store: store, request: watcher.controller.request)
+        try fresh.performFetch()
+        #expect(watcher.controller.snapshot == fresh.snapshot, "\(context): live snapshot differs from a fresh fetch for \(watcher.controller.request.predicate)")
+        #expect(watcher.controller.snapshot == expectedSnapshot(watcher.controller, table: try readTable()), "\(context): SQL and Swift disagree for \(watcher.controller.request.predicate)")
+    }
+
+    func check(_ watcher: Watcher, oldTable: [Value: [Value]], newTable: [Value: [Value]], context: String) throws {
+        let old = watcher.snapshot
+        let new = watcher.controller.snapshot
+        let groups = watcher.recorder.takeGroups()
+        #expect(watcher.recorder.callbackOrderProblems.isEmpty, "\(context): \(watcher.recorder.callbackOrderProblems)")
+        #expect(groups.count <= 1, "\(context): one step gave \(groups.count) groups")
+        try checkFresh(watcher, context: context)
+        if let group = groups.first {
+            #expect(!group.isEmpty, "\(context): an empty group was reported")
+            #expect(try group.apply(to: old) == new, "\(context): callbacks applied to the old snapshot do not give the new one")
+            for keepsMoves in [false, true] {
+                let batch = BatchAdapter(keepsMoves: keepsMoves).batch(for: group)
+                do {
+                    try batch.validate(old: old, new: new)
+                } catch {
+                    Issue.record("\(context): batch \(batch) is invalid: \(error)")
+                }
+            }
+            // Updates exactly for objects that stay, do not move, and whose values changed.
+            let moved = Set(group.objectChanges.filter { $0.type == .move }.map(\.item))
+            let updated = Set(group.objectChanges.filter { $0.type == .update }.map(\.item))
+            let oldKeys = Set(old.flatMap(\.items))
+            let newKeys = Set(new.flatMap(\.items))
+            let expectedUpdates = oldKeys.intersection(newKeys).subtracting(moved).filter { oldTable[$0] != newTable[$0] }
+            #expect(updated == expectedUpdates, "\(context): updates \(updated) but changed values \(expectedUpdates)")
+        } else {
+            #expect(old == new, "\(context): results changed but nothing was reported")
+            let staying = Set(old.flatMap(\.items))
+            let changed = staying.filter { oldTable[$0] != newTable[$0] }
+            #expect(changed.isEmpty, "\(context): values of \(changed) changed but nothing was reported")
+        }
+        watcher.snapshot = new
+    }
+}
