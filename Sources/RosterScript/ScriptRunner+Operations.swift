@@ -26,7 +26,7 @@ extension ScriptRunner {
             case "rollback": try store.rollback()
             case "sort":
                 let query = try liveQuery(command)
-                try query.controller.setSortDescriptors(sortDescriptors(command.value("sort"), command))
+                try query.controller.setSortKeys(sortKeys(command.value("sort"), command))
             case "filter":
                 let query = try liveQuery(command)
                 try query.controller.setPredicate(predicate(command.optionalString("predicate"), command))
@@ -64,11 +64,11 @@ extension ScriptRunner {
             throw ScriptError("a query named '\(name)' already exists")
         }
         let entityName = try command.string("entity")
-        let sort = try command.object["sort"].map { json throws(ScriptError) in try sortDescriptors(json, command) } ?? []
+        let sort = try command.object["sort"].map { json throws(ScriptError) in try sortKeys(json, command) } ?? []
         let request = FetchRequest(
             entity: entityName,
             predicate: try predicate(command.optionalString("predicate"), command),
-            sortDescriptors: sort,
+            sortKeys: sort,
             sectionAttribute: try command.optionalString("section"))
         let controller = try ResultsController(store: store, request: request)
         let recorder = TraceRecorder(queryName: name, adapter: adapter)
@@ -92,24 +92,24 @@ extension ScriptRunner {
         return value
     }
 
-    private func predicate(_ format: String?, _ command: ScriptCommand) throws -> Predicate {
+    private func predicate(_ format: String?, _ command: ScriptCommand) throws -> QueryPredicate {
         guard let format else { return .all }
         do {
-            return try Predicate(format: format, arguments: [])
+            return try QueryPredicate(format: format, arguments: [])
         } catch {
             throw ScriptError("\(error)")
         }
     }
 
-    private func sortDescriptors(_ json: JSONValue, _ command: ScriptCommand) throws(ScriptError) -> [SortDescriptor] {
+    private func sortKeys(_ json: JSONValue, _ command: ScriptCommand) throws(ScriptError) -> [SortKey] {
         guard case let .array(items) = json else {
             throw ScriptError("\"sort\" must be an array of [attribute, \"asc\" or \"desc\"] pairs, not \(json.serialized())")
         }
-        var descriptors: [SortDescriptor] = []
+        var descriptors: [SortKey] = []
         for item in items {
             switch item {
             case let .string(attribute):
-                descriptors.append(SortDescriptor(attribute))
+                descriptors.append(SortKey(attribute))
             case let .array(pair) where pair.count == 2 || pair.count == 1:
                 guard case let .string(attribute) = pair[0] else {
                     throw ScriptError("a sort key's attribute must be a string, not \(pair[0].serialized())")
@@ -121,7 +121,7 @@ extension ScriptRunner {
                     }
                     ascending = direction.lowercased() == "asc"
                 }
-                descriptors.append(SortDescriptor(attribute, ascending: ascending))
+                descriptors.append(SortKey(attribute, ascending: ascending))
             default:
                 throw ScriptError("a sort key must be [attribute, \"asc\" or \"desc\"], not \(item.serialized())")
             }

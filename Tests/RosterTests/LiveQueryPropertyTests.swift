@@ -122,19 +122,19 @@ final class RandomWorld {
         }
     }
 
-    func randomSort(_ random: inout SeededRandom, section: String?) -> [SortDescriptor] {
-        var descriptors: [SortDescriptor] = []
-        if let section { descriptors.append(SortDescriptor(section, ascending: Bool.random(using: &random))) }
+    func randomSort(_ random: inout SeededRandom, section: String?) -> [SortKey] {
+        var descriptors: [SortKey] = []
+        if let section { descriptors.append(SortKey(section, ascending: Bool.random(using: &random))) }
         for _ in 0..<Int.random(in: 0...2, using: &random) {
-            descriptors.append(SortDescriptor(entity.attributes.randomElement(using: &random)!.name, ascending: Bool.random(using: &random)))
+            descriptors.append(SortKey(entity.attributes.randomElement(using: &random)!.name, ascending: Bool.random(using: &random)))
         }
         return descriptors
     }
 
     func randomRequest(_ random: inout SeededRandom) throws -> FetchRequest {
         let section = Bool.random(using: &random) ? entity.attributes.dropFirst().randomElement(using: &random)!.name : nil
-        return FetchRequest(entity: "T", predicate: try Predicate(format: randomPredicate(&random), arguments: []),
-                            sortDescriptors: randomSort(&random, section: section), sectionAttribute: section)
+        return FetchRequest(entity: "T", predicate: try QueryPredicate(format: randomPredicate(&random), arguments: []),
+                            sortKeys: randomSort(&random, section: section), sectionAttribute: section)
     }
 
     // MARK: Steps
@@ -212,10 +212,10 @@ final class RandomWorld {
         case 8:
             let watcher = watchers.randomElement(using: &random)!
             let section = watcher.controller.request.sectionAttribute
-            try watcher.controller.setSortDescriptors(randomSort(&random, section: section))
+            try watcher.controller.setSortKeys(randomSort(&random, section: section))
         case 9:
             let watcher = watchers.randomElement(using: &random)!
-            try watcher.controller.setPredicate(Predicate(format: randomPredicate(&random), arguments: []))
+            try watcher.controller.setPredicate(QueryPredicate(format: randomPredicate(&random), arguments: []))
         default:
             // A bulk change in one statement.
             try? store.execute("UPDATE T SET \(entity.attributes[1].name) = NULL WHERE k IN (SELECT k FROM T ORDER BY random() LIMIT 5)")

@@ -26,7 +26,7 @@ struct ResultsControllerTests {
         }
         let controller = try ResultsController(store: store, request: FetchRequest(
             entity: "Post",
-            sortDescriptors: [SortDescriptor("day", ascending: false), SortDescriptor("rank")],
+            sortKeys: [SortKey("day", ascending: false), SortKey("rank")],
             sectionAttribute: "day"))
         let recorder = GroupRecorder()
         controller.delegate = recorder
@@ -164,7 +164,7 @@ struct ResultsControllerTests {
     @Test func changingTheSortReportsTheReorder() throws {
         let feed = try makeFeed()
         let controller = feed.controller, recorder = feed.recorder
-        try controller.setSortDescriptors([SortDescriptor("day"), SortDescriptor("rank", ascending: false)])
+        try controller.setSortKeys([SortKey("day"), SortKey("rank", ascending: false)])
         #expect(controller.snapshot == sections([("d1", ["p2", "p1"]), ("d2", ["p3"])]))
         let group = try #require(recorder.takeGroups().first)
         #expect(try group.apply(to: sections([("d2", ["p3"]), ("d1", ["p1", "p2"])])) == controller.snapshot)
@@ -174,7 +174,7 @@ struct ResultsControllerTests {
     @Test func changingThePredicateReportsTheDifference() throws {
         let feed = try makeFeed()
         let controller = feed.controller, recorder = feed.recorder
-        try controller.setPredicate(Predicate("rank == %@", 1))
+        try controller.setPredicate(QueryPredicate("rank == %@", 1))
         #expect(controller.snapshot == sections([("d2", ["p3"]), ("d1", ["p1"])]))
         #expect(recorder.takeGroups() == [ChangeGroup(objectChanges: [
             ObjectChange(type: .delete, item: "p2", from: IndexPath(item: 1, section: 1), to: nil),
@@ -184,16 +184,16 @@ struct ResultsControllerTests {
     @Test func aBadSortOrPredicateChangesNothing() throws {
         let feed = try makeFeed()
         let controller = feed.controller, recorder = feed.recorder
-        #expect(throws: StoreError.self) { try controller.setSortDescriptors([SortDescriptor("nope")]) }
-        #expect(throws: StoreError.self) { try controller.setPredicate(Predicate("rank == 'one'")) }
-        #expect(throws: StoreError.self) { try controller.setSortDescriptors([SortDescriptor("rank")]) }
+        #expect(throws: StoreError.self) { try controller.setSortKeys([SortKey("nope")]) }
+        #expect(throws: StoreError.self) { try controller.setPredicate(QueryPredicate("rank == 'one'")) }
+        #expect(throws: StoreError.self) { try controller.setSortKeys([SortKey("rank")]) }
         #expect(controller.snapshot == sections([("d2", ["p3"]), ("d1", ["p1", "p2"])]))
         #expect(recorder.takeGroups().isEmpty)
     }
 
     @Test func aQueryWithoutSectionsHasOneUnnamedSectionOrNone() throws {
         let store = try postStore()
-        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Post", sortDescriptors: [SortDescriptor("rank")]))
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
         let recorder = GroupRecorder()
         controller.delegate = recorder
         try controller.performFetch()

@@ -68,4 +68,4 @@ func postStore() throws -> Store {
 func sections(_ pairs: [(Value, [Value])]) -> [Section<Value, Value>] {
     pairs.map { Section(id: $0.0, items: $0.1) }
 }
-typealias SortDescriptor = Roster.SortDescriptor
+typealias SortKey = Roster.SortKey

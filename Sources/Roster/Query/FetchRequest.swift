@@ -4,8 +4,8 @@
 /// ```swift
 /// let request = try FetchRequest(
 ///     entity: "Post",
-///     predicate: Predicate("rank > %@", 2),
-///     sortDescriptors: [SortDescriptor("day", ascending: false), SortDescriptor("rank")],
+///     predicate: QueryPredicate("rank > %@", 2),
+///     sortKeys: [SortKey("day", ascending: false), SortKey("rank")],
 ///     sectionAttribute: "day")
 /// ```
 ///
@@ -15,18 +15,18 @@
 public struct FetchRequest: Sendable, Hashable {
     /// The entity whose objects are fetched.
     public var entityName: String
-    /// Which objects are included; ``Predicate/all`` for every object.
-    public var predicate: Predicate
+    /// Which objects are included; ``QueryPredicate/all`` for every object.
+    public var predicate: QueryPredicate
     /// The order, most significant first.
-    public var sortDescriptors: [SortDescriptor]
+    public var sortKeys: [SortKey]
     /// The attribute whose value names each section, or nil for one section.
     public var sectionAttribute: String?
 
     /// Creates a fetch request.
-    public init(entity: String, predicate: Predicate = .all, sortDescriptors: [SortDescriptor] = [], sectionAttribute: String? = nil) {
+    public init(entity: String, predicate: QueryPredicate = .all, sortKeys: [SortKey] = [], sectionAttribute: String? = nil) {
         self.entityName = entity
         self.predicate = predicate
-        self.sortDescriptors = sortDescriptors
+        self.sortKeys = sortKeys
         self.sectionAttribute = sectionAttribute
     }
 }
@@ -50,7 +50,7 @@ struct BoundQuery {
             throw .predicate(error)
         }
         do {
-            sort = try BoundSort(request.sortDescriptors, entity: entity)
+            sort = try BoundSort(request.sortKeys, entity: entity)
         } catch {
             throw .schema(error)
         }
@@ -58,7 +58,7 @@ struct BoundQuery {
             guard let index = entity.index(of: name) else {
                 throw .unknownAttribute(entity: entity.name, attribute: name)
             }
-            guard request.sortDescriptors.first?.attribute == name else {
+            guard request.sortKeys.first?.attribute == name else {
                 throw .schema(SchemaError("a query sectioned by '\(name)' must sort by '\(name)' first, so each section's objects are together"))
             }
             sectionIndex = index

@@ -5,7 +5,7 @@ import RosterUpdates
 ///
 /// ```swift
 /// let controller = try ResultsController(store: store, request: FetchRequest(
-///     entity: "Post", sortDescriptors: [SortDescriptor("day", ascending: false)], sectionAttribute: "day"))
+///     entity: "Post", sortKeys: [SortKey("day", ascending: false)], sectionAttribute: "day"))
 /// controller.delegate = self
 /// try controller.performFetch()
 /// let first = controller.object(at: IndexPath(item: 0, section: 0))
@@ -60,16 +60,16 @@ public final class ResultsController {
     /// Changes the order; the delegate hears the difference (an animated re-sort).
     ///
     /// - Throws: ``StoreError`` when a sort attribute does not exist; nothing changes then.
-    public func setSortDescriptors(_ sortDescriptors: [SortDescriptor]) throws(StoreError) {
+    public func setSortKeys(_ sortKeys: [SortKey]) throws(StoreError) {
         var request = self.request
-        request.sortDescriptors = sortDescriptors
+        request.sortKeys = sortKeys
         try setRequest(request)
     }
 
     /// Changes which objects are included; the delegate hears the difference.
     ///
     /// - Throws: ``StoreError`` when the predicate does not fit the entity; nothing changes then.
-    public func setPredicate(_ predicate: Predicate) throws(StoreError) {
+    public func setPredicate(_ predicate: QueryPredicate) throws(StoreError) {
         var request = self.request
         request.predicate = predicate
         try setRequest(request)

@@ -1,0 +1,76 @@
+/// A list of sort descriptors checked against an entity, ending with its key.
+///
+/// The key, ascending, is appended as the last sort key unless the list already names
+/// it, so two objects never tie; an attribute named twice counts where it first appears.
+/// ``orderBySQL`` and ``compare(_:_:)`` give the same order, SQLite's `ORDER BY`.
+///
+/// ```swift
+/// let sort = try BoundSort([SortKey("day", ascending: false), SortKey("rank")], entity: post)
+/// sort.orderBySQL   // "day" DESC, "rank" ASC, "id" ASC
+/// rows.sort { sort.compare($0, $1) < 0 }
+/// ```
+public struct BoundSort: Sendable, Hashable {
+    /// The sort keys in order of precedence, the key attribute included.
+    public let descriptors: [SortKey]
+    /// The index in the entity's attributes of each sort key.
+    public let attributeIndexes: [Int]
+    /// The direction of each sort key.
+    public let ascending: [Bool]
+
+    /// Checks the descriptors against `entity` and completes them with its key.
+    ///
+    /// - Throws: ``SchemaError`` naming the attribute and the entity when the entity has
+    ///   no attribute of that name.
+    public init(_ descriptors: [SortKey], entity: Entity) throws(SchemaError) {
+        var kept: [SortKey] = []
+        var indexes: [Int] = []
+        for descriptor in descriptors {
+            guard let index = entity.index(of: descriptor.attribute) else {
+                throw SchemaError("sort: entity '\(entity.name)' has no attribute '\(descriptor.attribute)'")
+            }
+            guard !indexes.contains(index) else { continue }
+            kept.append(descriptor)
+            indexes.append(index)
+        }
+        if !indexes.contains(entity.keyIndex) {
+            kept.append(SortKey(entity.key.name))
+            indexes.append(entity.keyIndex)
+        }
+        self.descriptors = kept
+        self.attributeIndexes = indexes
+        self.ascending = kept.map(\.ascending)
+    }
+
+    /// The terms of an `ORDER BY` clause, e.g. `"day" DESC, "rank" ASC, "id" ASC`.
+    public var orderBySQL: String {
+        descriptors.map { "\(Identifier.quoted($0.attribute)) \($0.ascending ? "ASC" : "DESC")" }
+            .joined(separator: ", ")
+    }
+
+    /// Compares two rows of the entity (values in attribute order): -1, 0 or 1.
+    ///
+    /// - Complexity: O(*k*) value comparisons for *k* sort keys.
+    public func compare(_ a: [Value], _ b: [Value]) -> Int {
+        for (position, index) in attributeIndexes.enumerated() {
+            let order = Value.compare(a[index], b[index])
+            if order != 0 { return ascending[position] ? order : -order }
+        }
+        return 0
+    }
+
+    /// The values of the sort keys of a row, in sort order: what ``compareKeys(_:_:)`` takes.
+    public func sortKey(of row: [Value]) -> [Value] {
+        attributeIndexes.map { row[$0] }
+    }
+
+    /// Compares two sort keys made by ``sortKey(of:)``: -1, 0 or 1.
+    ///
+    /// - Complexity: O(*k*) value comparisons for *k* sort keys.
+    public func compareKeys(_ a: [Value], _ b: [Value]) -> Int {
+        for position in ascending.indices {
+            let order = Value.compare(a[position], b[position])
+            if order != 0 { return ascending[position] ? order : -order }
+        }
+        return 0
+    }
+}

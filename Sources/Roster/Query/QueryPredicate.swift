@@ -1,0 +1,134 @@
+/// A filter on the objects of an entity, written in NSPredicate's format syntax.
+///
+/// ```swift
+/// let recent = try QueryPredicate("rank > %@ AND title BEGINSWITH[c] %@", 2, "a")
+/// print(recent)   // rank > 2 AND title BEGINSWITH[c] 'a'
+/// ```
+///
+/// The subset understood: comparisons `== = != <> < <= > >= =< =>`; `BEGINSWITH`,
+/// `ENDSWITH`, `CONTAINS` and `LIKE` (`*` and `?` wildcards); `IN {a, b}`;
+/// `BETWEEN {lo, hi}`; each operator with an optional `[c]` for ASCII case-insensitive
+/// strings; `AND`/`&&`, `OR`/`||`, `NOT`/`!`, parentheses, `TRUEPREDICATE` and
+/// `FALSEPREDICATE`. Values are quoted strings, numbers, `YES`/`NO`/`TRUE`/`FALSE`,
+/// `nil`/`NULL`, or `%@` taking the next argument; `%K` takes an attribute name. An
+/// attribute named like a keyword is written `#name`. Keywords are case-insensitive.
+///
+/// A predicate is only text made structure; ``BoundPredicate`` checks it against an
+/// entity and runs it. Two predicates are equal when they test the same thing, however
+/// they were written: their ``description``s are then the same too.
+public struct QueryPredicate: Sendable, Hashable, CustomStringConvertible {
+    /// The text this predicate was parsed from, used by error messages.
+    public let format: String
+    /// The parsed structure.
+    let root: PredicateNode
+
+    init(root: PredicateNode, format: String) {
+        self.root = root
+        self.format = format
+    }
+
+    /// Parses a predicate, replacing each `%@` and `%K` with the next argument.
+    ///
+    /// - Parameters:
+    ///   - format: the predicate text.
+    ///   - arguments: one value for each `%@`, and the attribute name as `.string` for each `%K`.
+    /// - Throws: ``PredicateError`` with the offset of the problem.
+    public init(_ format: String, _ arguments: Value...) throws(PredicateError) {
+        try self.init(format: format, arguments: arguments)
+    }
+
+    /// Parses a predicate, replacing each `%@` and `%K` with the next argument.
+    ///
+    /// - Throws: ``PredicateError`` with the offset of the problem, also when there are
+    ///   fewer or more arguments than placeholders.
+    public init(format: String, arguments: [Value]) throws(PredicateError) {
+        var parser = PredicateParser(format: format, arguments: arguments)
+        self.init(root: try parser.parse(), format: format)
+    }
+
+    /// The predicate that every object satisfies: `TRUEPREDICATE`.
+    public static let all = QueryPredicate(root: .constant(true), format: "TRUEPREDICATE")
+
+    /// Whether two predicates test the same thing; their ``format``s may differ.
+    public static func == (lhs: QueryPredicate, rhs: QueryPredicate) -> Bool { lhs.root == rhs.root }
+
+    /// Hashes what the predicate tests, not how it was written.
+    public func hash(into hasher: inout Hasher) { hasher.combine(root) }
+}
+
+/// A node of a parsed predicate. `and` and `or` never hold a node of their own kind.
+indirect enum PredicateNode: Sendable, Hashable {
+    case constant(Bool)
+    case not(PredicateNode)
+    case and([PredicateNode])
+    case or([PredicateNode])
+    case comparison(Comparison)
+}
+
+/// One test of one attribute against a value, a list or a range.
+struct Comparison: Sendable, Hashable {
+    var attribute: String
+    var op: ComparisonOperator
+    var caseInsensitive: Bool
+    var operand: Operand
+    /// Where the attribute name starts in the format.
+    var attributeOffset: Int
+    /// Where each value of the operand starts in the format, in operand order.
+    var valueOffsets: [Int]
+
+    /// Equal when they test the same thing; where they were written does not count.
+    static func == (lhs: Comparison, rhs: Comparison) -> Bool {
+        lhs.attribute == rhs.attribute && lhs.op == rhs.op
+            && lhs.caseInsensitive == rhs.caseInsensitive && lhs.operand == rhs.operand
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(attribute)
+        hasher.combine(op)
+        hasher.combine(caseInsensitive)
+        hasher.combine(operand)
+    }
+}
+
+/// The operator of a comparison; its raw value is how the description writes it.
+enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
+    case equal = "=="
+    case notEqual = "!="
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
+    case beginsWith = "BEGINSWITH"
+    case endsWith = "ENDSWITH"
+    case contains = "CONTAINS"
+    case like = "LIKE"
+    case `in` = "IN"
+    case between = "BETWEEN"
+
+    /// Whether the operator matches strings against a pattern.
+    var isStringOperator: Bool {
+        switch self {
+        case .beginsWith, .endsWith, .contains, .like: true
+        default: false
+        }
+    }
+}
+
+/// The right side of a comparison.
+enum Operand: Sendable, Hashable {
+    /// One value, for every operator but `IN` and `BETWEEN`.
+    case value(Value)
+    /// The members of `IN {…}`.
+    case list([Value])
+    /// The bounds of `BETWEEN {lo, hi}`.
+    case range(Value, Value)
+
+    /// The values in the order they were written.
+    var values: [Value] {
+        switch self {
+        case let .value(value): [value]
+        case let .list(values): values
+        case let .range(low, high): [low, high]
+        }
+    }
+}

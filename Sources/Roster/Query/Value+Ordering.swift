@@ -1,0 +1,125 @@
+/// How strings compare: byte for byte, or with ASCII letters folded.
+public enum Collation: Sendable, Hashable {
+    /// SQLite's BINARY collation: UTF-8 bytes compared as unsigned numbers, then lengths.
+    case binary
+    /// SQLite's NOCASE collation: like ``binary``, after folding ASCII `A`–`Z` to `a`–`z`.
+    /// Other letters (`É`, `ß`) keep their case. This is what a predicate's `[c]` means.
+    case noCase
+}
+
+extension Value {
+    /// Compares two values exactly as SQLite's `ORDER BY` does: -1, 0 or 1.
+    ///
+    /// Null comes first; then numbers, where integers, doubles and bools (as 0 and 1)
+    /// compare with each other by their exact mathematical values — an `Int64` and a
+    /// `Double` are compared without rounding either one, as SQLite's
+    /// `sqlite3IntFloatCompare` does; then strings, by ``Collation``.
+    ///
+    /// ```swift
+    /// Value.compare(nil, 0)                                   // -1
+    /// Value.compare(9007199254740993, 9007199254740992.0)     // 1
+    /// Value.compare(true, 1)                                  // 0
+    /// Value.compare("B", "a", collation: .noCase)             // 1
+    /// ```
+    ///
+    /// A NaN double ranks as null, because SQLite stores NaN as NULL.
+    ///
+    /// - Complexity: O(*n*) in the length of the shorter string; O(1) otherwise.
+    public static func compare(_ a: Value, _ b: Value, collation: Collation = .binary) -> Int {
+        switch (a, b) {
+        case let (.string(x), .string(y)):
+            return compareStrings(x, y, collation: collation)
+        case let (.integer(x), .integer(y)):
+            return x < y ? -1 : (x > y ? 1 : 0)
+        case let (.double(x), .double(y)) where !x.isNaN && !y.isNaN:
+            return x < y ? -1 : (x > y ? 1 : 0)
+        default:
+            break
+        }
+        let (rankA, rankB) = (a.storageRank, b.storageRank)
+        if rankA != rankB { return rankA < rankB ? -1 : 1 }
+        switch (a.numeric, b.numeric) {
+        case let (.integer(x)?, .integer(y)?): return x < y ? -1 : (x > y ? 1 : 0)
+        case let (.integer(x)?, .double(y)?): return compareExactly(x, y)
+        case let (.double(x)?, .integer(y)?): return -compareExactly(y, x)
+        case let (.double(x)?, .double(y)?): return x < y ? -1 : (x > y ? 1 : 0)
+        default: return 0  // two nulls
+        }
+    }
+
+    /// Whether SQLite would hold this value as NULL: `.null`, or a NaN double.
+    var isSQLNull: Bool {
+        switch self {
+        case .null: true
+        case let .double(number): number.isNaN
+        default: false
+        }
+    }
+
+    /// 0 for null, 1 for numbers, 2 for strings: SQLite's order of storage classes.
+    private var storageRank: Int {
+        switch self {
+        case .null: 0
+        case let .double(number): number.isNaN ? 0 : 1
+        case .integer, .bool: 1
+        case .string: 2
+        }
+    }
+
+    /// The value as an integer or a double, bools as 0 and 1; nil for null and strings.
+    private var numeric: Value? {
+        switch self {
+        case .integer, .double: self
+        case let .bool(flag): .integer(flag ? 1 : 0)
+        case .null, .string: nil
+        }
+    }
+
+    /// Compares an integer with a (non-NaN) double without rounding either one.
+    ///
+    /// The same steps as SQLite's `sqlite3IntFloatCompare` for platforms without a wide
+    /// `long double`: doubles outside the Int64 range settle it at once; otherwise the
+    /// integer parts decide, and for equal integer parts the double's fraction does.
+    private static func compareExactly(_ integer: Int64, _ double: Double) -> Int {
+        if double < -9223372036854775808.0 { return 1 }
+        if double >= 9223372036854775808.0 { return -1 }
+        let truncated = Int64(double)  // in range, so exact after truncation
+        if integer < truncated { return -1 }
+        if integer > truncated { return 1 }
+        // |integer| < 2^63 equals trunc(double); when |double| >= 2^53 it has no fraction,
+        // and below 2^53 the conversion of `integer` is exact, so this compares the fraction.
+        let converted = Double(integer)
+        return converted < double ? -1 : (converted > double ? 1 : 0)
+    }
+
+    /// Compares UTF-8 bytes as unsigned numbers, the shorter string first on a common
+    /// prefix; with ``Collation/noCase``, ASCII upper-case letters count as lower-case.
+    static func compareStrings(_ a: String, _ b: String, collation: Collation) -> Int {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let common = min(x.count, y.count)
+                var index = 0
+                switch collation {
+                case .binary:
+                    while index < common {
+                        if x[index] != y[index] { return x[index] < y[index] ? -1 : 1 }
+                        index += 1
+                    }
+                case .noCase:
+                    while index < common {
+                        let (p, q) = (foldASCII(x[index]), foldASCII(y[index]))
+                        if p != q { return p < q ? -1 : 1 }
+                        index += 1
+                    }
+                }
+                return x.count < y.count ? -1 : (x.count > y.count ? 1 : 0)
+            }
+        }
+    }
+
+    /// `A`–`Z` as `a`–`z`; every other byte unchanged.
+    static func foldASCII(_ byte: UInt8) -> UInt8 {
+        byte >= 65 && byte <= 90 ? byte + 32 : byte
+    }
+}

@@ -1,0 +1,83 @@
+import Testing
+@testable import Roster
+
+@Suite("GLOB matching in Swift agrees with SQLite")
+struct PredicateGlobTests {
+    @Test("random patterns, sets and ranges included, match like SQLite's GLOB", arguments: [11, 12] as [UInt64])
+    func randomPatterns(seed: UInt64) throws {
+        var random = QueryTestRandom(seed: seed)
+        let database = try QueryTestDatabase()
+        let statement = try database.connection.prepare("SELECT ?1 GLOB ?2")
+        let subjectPieces = ["a", "b", "A", "-", "]", "^", "*", "?", "[", "é", "e\u{301}", "\u{0}", "日"]
+        let patternPieces = subjectPieces + ["*", "?", "[ab]", "[^a]", "[a-c]", "[]a]", "[-a]", "[a-]", "[^]]", "[c-a]", "[é-日]", "[a"]
+        var matches = 0
+        for _ in 0..<6_000 {
+            let subject = random.string(from: subjectPieces, maxLength: 5)
+            let pattern = random.string(from: patternPieces, maxLength: 4)
+            try statement.bind([.string(subject), .string(pattern)])
+            #expect(try statement.step())
+            let expected = statement.column(0) == .integer(1)
+            matches += expected ? 1 : 0
+            #expect(GlobPattern(pattern).matches(subject) == expected, "'\(subject)' GLOB '\(pattern)'")
+        }
+        #expect(matches > 300, "the random cases should match often enough to mean something")
+    }
+
+    @Test("a pattern with many stars takes linear-ish time, not exponential")
+    func noExponentialBacktracking() {
+        let pattern = GlobPattern(String(repeating: "*a", count: 30) + "b")
+        let subject = String(repeating: "a", count: 3_000)
+        let clock = ContinuousClock()
+        var result = true
+        let elapsed = clock.measure { result = pattern.matches(subject) }
+        #expect(result == false)
+        #expect(elapsed < .seconds(5))
+    }
+}
+
+@Suite("String operators mean what the spec says")
+struct PredicateStringOperatorTests {
+    static let entity = try! Entity("S", key: "k", attributes: [Attribute("k", .integer), Attribute("s", .string)])
+
+    @Test("BEGINSWITH, ENDSWITH, CONTAINS and LIKE, with and without [c], agree with a direct definition")
+    func agreeWithDefinition() throws {
+        var random = QueryTestRandom(seed: 5)
+        let pieces = ["a", "A", "b", "B", "*", "?", "[", "]", "é", "É", "e\u{301}", "日"]
+        var hits = 0
+        for _ in 0..<4_000 {
+            let op = random.pick(["BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE"])
+            let caseInsensitive = random.chance(0.5)
+            let literal = random.string(from: pieces, maxLength: 3)
+            let subject = random.string(from: pieces, maxLength: 4)
+            let predicate = try QueryPredicate("s \(op)\(caseInsensitive ? "[c]" : "") %@", .string(literal))
+            let actual = try BoundPredicate(predicate, entity: Self.entity).evaluate([0, .string(subject)])
+            let expected = Self.definition(op, Self.scalars(subject, fold: caseInsensitive), Self.scalars(literal, fold: caseInsensitive))
+            hits += expected ? 1 : 0
+            #expect(actual == expected, "'\(subject)' \(op)\(caseInsensitive ? "[c]" : "") '\(literal)'")
+        }
+        #expect(hits > 500)
+    }
+
+    static func scalars(_ text: String, fold: Bool) -> [UInt32] {
+        text.unicodeScalars.map { fold && $0 >= "A" && $0 <= "Z" ? $0.value + 32 : $0.value }
+    }
+
+    /// The operators defined on scalar arrays, LIKE by plain (exponential) recursion.
+    static func definition(_ op: String, _ subject: [UInt32], _ literal: [UInt32]) -> Bool {
+        switch op {
+        case "BEGINSWITH": return subject.starts(with: literal)
+        case "ENDSWITH": return subject.reversed().starts(with: literal.reversed())
+        case "CONTAINS": return literal.isEmpty || subject.indices.contains { subject[$0...].starts(with: literal) }
+        default: return like(subject[...], literal[...])
+        }
+    }
+
+    static func like(_ subject: ArraySlice<UInt32>, _ pattern: ArraySlice<UInt32>) -> Bool {
+        guard let first = pattern.first else { return subject.isEmpty }
+        if first == 42 /* * */ {
+            return (subject.startIndex...subject.endIndex).contains { like(subject[$0...], pattern.dropFirst()) }
+        }
+        guard let next = subject.first, first == 63 /* ? */ || first == next else { return false }
+        return like(subject.dropFirst(), pattern.dropFirst())
+    }
+}
