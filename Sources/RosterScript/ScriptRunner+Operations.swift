@@ -31,14 +31,13 @@ extension ScriptRunner {
                 let query = try liveQuery(command)
                 try query.controller.setPredicate(predicate(command.optionalString("predicate"), command))
             default:
-                throw ScriptError("unknown op '\(command.op)': expected entity, query, insert, update, delete, sql, external, begin, commit, rollback, sort or filter")
+                throw ScriptError(unknownOp: "unknown op '\(command.op)': expected entity, query, insert, update, delete, sql, external, begin, commit, rollback, sort or filter")
             }
-        } catch let error as StoreError {
-            throw command.error(error.description)
         } catch let error as ScriptError {
-            throw error.message.hasPrefix("\(command.op): ") ? error : command.error(error.message)
+            throw error.namesItsOp || error.message.hasPrefix("\(command.op): ") ? error : command.error(error.message)
         } catch {
-            throw command.error("\(error)")
+            let message = "\(error)"
+            throw message.hasPrefix("\(command.op): ") ? ScriptError(message) : command.error(message)
         }
     }
 

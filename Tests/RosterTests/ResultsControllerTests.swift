@@ -186,9 +186,15 @@ struct ResultsControllerTests {
         let controller = feed.controller, recorder = feed.recorder
         #expect(throws: StoreError.self) { try controller.setSortKeys([SortKey("nope")]) }
         #expect(throws: StoreError.self) { try controller.setPredicate(QueryPredicate("rank == 'one'")) }
-        #expect(throws: StoreError.self) { try controller.setSortKeys([SortKey("rank")]) }
         #expect(controller.snapshot == sections([("d2", ["p3"]), ("d1", ["p1", "p2"])]))
         #expect(recorder.takeGroups().isEmpty)
+    }
+
+    @Test func aSortThatDoesNotStartWithTheSectionAttributeSortsSectionsAscending() throws {
+        let feed = try makeFeed()
+        try feed.controller.setSortKeys([SortKey("rank", ascending: false)])
+        #expect(feed.controller.snapshot == sections([("d1", ["p2", "p1"]), ("d2", ["p3"])]))
+        #expect(feed.controller.request.sortKeys == [SortKey("rank", ascending: false)])
     }
 
     @Test func aQueryWithoutSectionsHasOneUnnamedSectionOrNone() throws {

@@ -10,8 +10,9 @@
 /// ```
 ///
 /// Objects that tie on every sort key are ordered by key, ascending. When
-/// `sectionAttribute` is set, the first sort descriptor must sort by it, so that each
-/// section's objects are together (as NSFetchedResultsController requires).
+/// `sectionAttribute` is set, the section attribute is the first sort key, so that each
+/// section's objects are together: name it first to choose its direction; if the sort
+/// keys start with another attribute, the section attribute is put before them, ascending.
 public struct FetchRequest: Sendable, Hashable {
     /// The entity whose objects are fetched.
     public var entityName: String
@@ -49,21 +50,24 @@ struct BoundQuery {
         } catch {
             throw .predicate(error)
         }
-        do {
-            sort = try BoundSort(request.sortKeys, entity: entity)
-        } catch {
-            throw .schema(error)
-        }
+        var sortKeys = request.sortKeys
         if let name = request.sectionAttribute {
             guard let index = entity.index(of: name) else {
                 throw .unknownAttribute(entity: entity.name, attribute: name)
             }
-            guard request.sortKeys.first?.attribute == name else {
-                throw .schema(SchemaError("a query sectioned by '\(name)' must sort by '\(name)' first, so each section's objects are together"))
+            // Sections must be contiguous, so the section attribute sorts first; when the
+            // request does not say how, it sorts ascending.
+            if sortKeys.first?.attribute != name {
+                sortKeys.insert(SortKey(name), at: 0)
             }
             sectionIndex = index
         } else {
             sectionIndex = nil
+        }
+        do {
+            sort = try BoundSort(sortKeys, entity: entity)
+        } catch {
+            throw .schema(error)
         }
         let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         selectSQL = "SELECT \(columns) FROM \(Identifier.quoted(entity.name)) WHERE \(predicate.sql) ORDER BY \(sort.orderBySQL)"

@@ -40,7 +40,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .missingKey(entity, keyAttribute):
             "\(entity) needs a non-null key '\(keyAttribute)'"
         case let .duplicateKey(entity, key):
-            "a \(entity) with key \(key) already exists"
+            "\(entity) with key \(key) already exists"
         case let .notFound(entity, key):
             "no \(entity) with key \(key)"
         case let .keyChange(entity, key, newKey):

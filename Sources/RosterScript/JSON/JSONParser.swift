@@ -1,0 +1,64 @@
+/// A strict RFC 8259 JSON parser that keeps integers apart from other numbers and keeps
+/// the order of object members.
+///
+/// It accepts exactly one JSON value, surrounded by optional whitespace (space, tab, line
+/// feed, carriage return). Trailing commas, comments, single quotes, `NaN`, `Infinity`,
+/// leading zeros and lone UTF-16 surrogates are errors, and so are duplicate keys in an
+/// object and arrays and objects nested deeper than ``maximumDepth``.
+///
+/// ```swift
+/// let parser = JSONParser()
+/// let line = try parser.parse(#"{"op":"insert","values":{"rank":3,"score":3.0}}"#)
+/// line["values"]?["rank"]     // .integer(3)
+/// line["values"]?["score"]    // .number(3.0)
+/// ```
+///
+/// - Complexity: O(*n*) in the length of the text; it works on the text's UTF-8 bytes.
+public struct JSONParser: Sendable {
+    /// The nesting limit that ``init(maximumDepth:)`` uses unless told otherwise.
+    public static let defaultMaximumDepth = 512
+
+    /// How many arrays and objects may be nested inside one another; one more is an error.
+    public var maximumDepth: Int
+
+    /// Creates a parser.
+    ///
+    /// - Parameter maximumDepth: How deep arrays and objects may nest (512 by default).
+    public init(maximumDepth: Int = JSONParser.defaultMaximumDepth) {
+        self.maximumDepth = maximumDepth
+    }
+
+    /// Parses a text that holds one JSON value.
+    ///
+    /// - Parameter text: The JSON text, such as one line of a JSON Lines file.
+    /// - Returns: The value.
+    /// - Throws: ``JSONError`` with the reason and the line and column where the text
+    ///   stops being JSON.
+    public func parse(_ text: some StringProtocol) throws(JSONError) -> JSONValue {
+        let depth = maximumDepth
+        if let result = text.utf8.withContiguousStorageIfAvailable({ bytes in
+            JSONReader.readDocument(bytes, maximumDepth: depth)
+        }) {
+            return try result.get()
+        }
+        return try Array(text.utf8).withUnsafeBufferPointer { bytes in
+            JSONReader.readDocument(bytes, maximumDepth: depth)
+        }.get()
+    }
+}
+
+extension JSONValue {
+    /// Parses a text that holds one JSON value, with the default nesting limit.
+    ///
+    /// ```swift
+    /// let value = try JSONValue.parse(#"[1, 2.5, "three"]"#)
+    /// // .array([.integer(1), .number(2.5), .string("three")])
+    /// ```
+    ///
+    /// - Parameter text: The JSON text.
+    /// - Returns: The value.
+    /// - Throws: ``JSONError`` with the reason and the column where the text stops being JSON.
+    public static func parse(_ text: some StringProtocol) throws(JSONError) -> JSONValue {
+        try JSONParser().parse(text)
+    }
+}
