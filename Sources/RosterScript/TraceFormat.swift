@@ -1,16 +1,29 @@
-/// The `--pretty` form of trace events: indented objects, with arrays of plain values
-/// (keys, index paths) kept on one line so a person can read a long trace.
-public enum TraceFormat {
-    /// The event as indented JSON text; parsing it gives the same value as the compact form.
-    public static func readable(_ value: JSONValue, indent: String = "") -> String {
+/// The `--pretty` form of a trace: one event per line with spaces after `:` and `,`, and
+/// a blank line before the events of each new script line, so a person can follow a
+/// long trace. Each non-blank line is still one JSON object, equal to the compact one.
+public struct TraceFormat {
+    private var lastLine: JSONValue?
+
+    /// Creates a formatter; it remembers the last event's line to separate groups.
+    public init() {}
+
+    /// The event as readable text, preceded by a blank line when its script line differs
+    /// from the previous event's.
+    public mutating func readable(_ event: JSONValue) -> String {
+        let line = event["line"]
+        defer { lastLine = line }
+        let text = Self.spaced(event)
+        return lastLine != nil && line != lastLine ? "\n" + text : text
+    }
+
+    /// JSON text with a space after each `:` and `,` outside strings.
+    static func spaced(_ value: JSONValue) -> String {
         switch value {
-        case let .object(object) where !object.members.isEmpty:
-            let inner = indent + "  "
-            let members = object.members.map { "\(inner)\(JSONValue.string($0.key).serialized()): \(readable($0.value, indent: inner))" }
-            return "{\n" + members.joined(separator: ",\n") + "\n\(indent)}"
-        case let .array(items) where items.contains(where: { if case .object = $0 { true } else { false } }):
-            let inner = indent + "  "
-            return "[\n" + items.map { inner + readable($0, indent: inner) }.joined(separator: ",\n") + "\n\(indent)]"
+        case let .object(object):
+            let members = object.members.map { "\(JSONValue.string($0.key).serialized()): \(spaced($0.value))" }
+            return "{" + members.joined(separator: ", ") + "}"
+        case let .array(items):
+            return "[" + items.map(spaced).joined(separator: ", ") + "]"
         default:
             return value.serialized()
         }

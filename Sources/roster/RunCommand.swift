@@ -18,7 +18,7 @@ struct RunCommand: ParsableCommand {
     @Argument(help: "The script file, or - for standard input.")
     var script: String
 
-    @Flag(help: "Print each event indented, for a person to read.")
+    @Flag(help: "Print the trace for a person to read: spaced, with a blank line between script lines.")
     var pretty = false
 
     @Option(help: "Create the store at this path instead of a temporary file (it must not exist yet).")
@@ -49,8 +49,9 @@ struct RunCommand: ParsableCommand {
         if keep { FileHandle.standardError.write(Data("roster run: database kept at \(store.path)\n".utf8)) }
         var output = OutputBuffer()
         let runner = ScriptRunner(store: store, keepsMoves: keepMoves)
+        var format = TraceFormat()
         runner.run(script: text) { event in
-            output.write(pretty ? TraceFormat.readable(event) : event.serialized())
+            output.write(pretty ? format.readable(event) : event.serialized())
         }
         output.flush()
     }

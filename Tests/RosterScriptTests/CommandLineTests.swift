@@ -1,4 +1,5 @@
 import Foundation
+import RosterScript
 import Testing
 
 /// Runs the built `roster` executable, as a user would, and checks output and exit codes.
@@ -55,11 +56,13 @@ struct CommandLineTests {
         #expect(lines.count == 8)
     }
 
-    @Test func prettyPrintsTheSameEventsIndented() throws {
+    @Test func prettyPrintsTheSameEventsSpacedAndGroupedByLine() throws {
+        let compact = try run(["run", "-"], input: script).output.split(separator: "\n")
         let result = try run(["run", "-", "--pretty"], input: script)
         #expect(result.status == 0)
-        #expect(result.output.contains("\n  \"event\": \"willChange\"\n"))
-        #expect(result.output.contains("\"keys\": [\"p1\"]"))
+        #expect(result.output.contains("\n\n{\"line\": 3, \"query\": \"q1\", \"event\": \"willChange\"}\n"))
+        let pretty = result.output.split(separator: "\n", omittingEmptySubsequences: true)
+        #expect(try pretty.map { try JSONParser().parse($0) } == compact.map { try JSONParser().parse($0) })
     }
 
     @Test func anUnreadableScriptExitsWithOne() throws {
