@@ -34,7 +34,7 @@ public struct FetchRequest: Sendable, Hashable {
 
 /// A fetch request checked against its entity: attributes resolved, the predicate
 /// compiled to SQL and to Swift, the order ready to compare rows.
-struct BoundQuery {
+struct BoundQuery: Sendable {
     let entity: Entity
     let predicate: BoundPredicate
     let sort: BoundSort

@@ -12,7 +12,9 @@ import RosterUpdates
 /// ```
 ///
 /// Like its ``Store``, a controller belongs to one isolation domain; see
-/// ``ResultsControllerDelegate`` for when callbacks arrive.
+/// ``ResultsControllerDelegate`` for when callbacks arrive. Keep a strong reference to the
+/// controller: the store does not retain it, and a released controller reports nothing.
+/// To consume changes on another actor than the writer's, use ``LiveResults``.
 public final class ResultsController {
     /// The store the controller watches.
     public let store: Store
@@ -20,18 +22,12 @@ public final class ResultsController {
     public private(set) var request: FetchRequest
     /// Receives the changes; not retained.
     public weak var delegate: (any ResultsControllerDelegate)?
-
-    var query: BoundQuery
-    /// The results: rows in order.
-    var rows: [[Value]] = []
-    /// The rows by key.
-    var rowByKey: [Value: [Value]] = [:]
-    /// Where each section starts in `rows`, and its name.
-    var sectionStarts: [(name: Value, start: Int)] = []
     /// The last group of changes reported, as events; nil before the first change.
     public internal(set) var lastChange: ChangeGroup<Value, Value>?
     /// Whether ``performFetch()`` has run.
     public private(set) var hasFetched = false
+
+    var state: ResultsState
 
     /// Creates a controller; call ``performFetch()`` to load the results and start tracking.
     ///
@@ -39,18 +35,20 @@ public final class ResultsController {
     public init(store: Store, request: FetchRequest) throws(StoreError) {
         self.store = store
         self.request = request
-        query = try BoundQuery(request, entity: store.entity(named: request.entityName))
+        state = ResultsState(query: try BoundQuery(request, entity: store.entity(named: request.entityName)), rows: [])
     }
 
     deinit {
         store.removeObserver(self)
     }
 
+    var query: BoundQuery { state.query }
+
     /// Loads the results and starts tracking changes. Calls no delegate method.
     ///
     /// - Throws: ``StoreError/database(_:)`` when the query fails.
     public func performFetch() throws(StoreError) {
-        setRows(try fetchRows(query))
+        state = ResultsState(query: state.query, rows: try store.fetchCommittedRows(state.query))
         if !hasFetched {
             hasFetched = true
             store.addObserver(self)
@@ -85,48 +83,68 @@ public final class ResultsController {
         let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
         guard hasFetched else {
             self.request = request
-            self.query = query
+            state = ResultsState(query: query, rows: [])
             return
         }
-        let newRows = try fetchRows(query)
-        let oldRows = rows
-        let oldRowByKey = rowByKey
+        let rows = try store.fetchCommittedRows(query)
         self.request = request
-        self.query = query
-        setRows(newRows)
-        let updated = Set(newRows.lazy.map { query.key(of: $0) }.filter { key in
-            oldRowByKey[key].map { $0 != self.rowByKey[key] } ?? false
-        })
-        report(oldRows: oldRows, oldRowByKey: oldRowByKey, updated: updated)
+        report(state.replace(query: query, rows: rows))
     }
 
-    func fetchRows(_ query: BoundQuery) throws(StoreError) -> [[Value]] {
-        do {
-            let statement = try store.reader.prepare(query.selectSQL)
-            try statement.bind(query.predicate.arguments)
-            var rows: [[Value]] = []
-            let attributes = query.entity.attributes
-            while try statement.step() {
-                rows.append(attributes.indices.map { statement.column($0, as: attributes[$0].type) })
+    /// Writes a change the user already made on screen without hearing it back.
+    ///
+    /// The list view has already animated the user's move or delete. `edits` say what it
+    /// did; `write` saves it (for example by renumbering an order attribute). The change
+    /// reported for that write starts from the list as the user left it, so the user's
+    /// own edit is not reported again, and every other change in the same transaction is.
+    ///
+    /// ```swift
+    /// try controller.performUserDrivenChange([.move(key: "k2", to: IndexPath(item: 3, section: 0))]) {
+    ///     try store.write { try store.update("Card", key: "k2", ["position": 40]) }
+    /// }
+    /// ```
+    ///
+    /// - Throws: what `write` throws; the edits are then forgotten.
+    public func performUserDrivenChange(_ edits: [UserEdit], write: () throws -> Void) rethrows {
+        state.pendingUserEdits = edits
+        defer { state.pendingUserEdits = [] }
+        try write()
+    }
+}
+
+extension ResultsController: StoreObserver {
+    var observedEntityName: String { state.query.entity.name }
+
+    /// Applies the current rows of the keys a commit touched, and reports the difference.
+    func storeDidCommit(_ changes: CommittedChanges) {
+        guard hasFetched else { return }
+        if changes.needsResync {
+            // The log was pruned past what this query read: re-fetch and diff.
+            if let rows = try? store.fetchCommittedRows(state.query) {
+                report(state.replace(query: state.query, rows: rows))
             }
-            return rows
-        } catch {
-            throw .database(error)
+            return
         }
+        let touched = changes.rowsByEntity[state.query.entity.name] ?? [:]
+        guard !touched.isEmpty || !state.pendingUserEdits.isEmpty else { return }
+        report(state.apply(touched: touched))
     }
 
-    /// Replaces the results and recomputes the lookups.
-    func setRows(_ newRows: [[Value]]) {
-        rows = newRows
-        rowByKey = Dictionary(uniqueKeysWithValues: newRows.lazy.map { (self.query.key(of: $0), $0) })
-        sectionStarts = []
-        var previous: Value?
-        for (index, row) in newRows.enumerated() {
-            let name = query.sectionName(of: row)
-            if index == 0 || name != previous {
-                sectionStarts.append((name, index))
-                previous = name
-            }
+    /// Tells the delegate about a change.
+    func report(_ delta: ResultsDelta?) {
+        guard let delta else { return }
+        let group = delta.group
+        lastChange = group
+        guard let delegate else { return }
+        delegate.controllerWillChangeContent(self)
+        for change in group.sectionChanges {
+            let count = change.type == .delete ? delta.oldSnapshot[change.index].items.count : numberOfObjects(inSection: change.index)
+            delegate.controller(self, didChange: SectionInfo(name: change.section, numberOfObjects: count), atSectionIndex: change.index, for: change.type)
         }
+        for change in group.objectChanges {
+            let values = (change.type == .delete ? delta.removedRows[change.item] : state.rowByKey[change.item]) ?? []
+            delegate.controller(self, didChange: Object(entity: state.query.entity, values: values), at: change.from, for: change.type, newIndexPath: change.to)
+        }
+        delegate.controllerDidChangeContent(self)
     }
 }

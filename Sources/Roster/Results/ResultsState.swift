@@ -1,0 +1,166 @@
+import RosterUpdates
+
+/// A live query's results and the rules that move them from one state to the next.
+///
+/// `ResultsState` is a value: the synchronous ``ResultsController`` and the cross-thread
+/// ``LiveResults`` both keep one, feed it what commits changed, and report the change
+/// group it returns. It never touches the database.
+struct ResultsState: Sendable {
+    /// The query, bound to its entity.
+    private(set) var query: BoundQuery
+    /// The results: rows in order.
+    private(set) var rows: [[Value]] = []
+    /// The rows by key.
+    private(set) var rowByKey: [Value: [Value]] = [:]
+    /// Where each section starts in `rows`, and its name.
+    private(set) var sectionStarts: [SectionStart] = []
+    /// Edits the user already made on screen, to be taken into account by the next change.
+    var pendingUserEdits: [UserEdit] = []
+
+    struct SectionStart: Sendable {
+        let name: Value
+        let start: Int
+    }
+
+    init(query: BoundQuery, rows: [[Value]]) {
+        self.query = query
+        setRows(rows)
+    }
+
+    // MARK: Changes
+
+    /// Applies the current rows of keys that commits touched (nil: the key is gone).
+    ///
+    /// - Returns: the change, or nil when the results did not change.
+    mutating func apply(touched: [Value: [Value]?]) -> ResultsDelta? {
+        var removed: Set<Value> = []
+        var added: [[Value]] = []
+        var updated: Set<Value> = []
+        for (key, current) in touched {
+            let old = rowByKey[key]
+            let new = current.flatMap { query.predicate.evaluate($0) ? $0 : nil }
+            guard old != new else { continue }
+            if old != nil { removed.insert(key) }
+            if let new { added.append(new) }
+            if old != nil, new != nil { updated.insert(key) }
+        }
+        guard !removed.isEmpty || !added.isEmpty || !pendingUserEdits.isEmpty else { return nil }
+        let kept = removed.isEmpty ? rows : rows.filter { !removed.contains(query.key(of: $0)) }
+        let sort = query.sort
+        added.sort { sort.compare($0, $1) < 0 }
+        return replaceRows(with: Self.merge(kept, added, sort: sort), updated: updated)
+    }
+
+    /// Replaces the query and its results (after a sort or predicate change, or a re-fetch).
+    /// Objects whose stored values differ from what was held are updates.
+    mutating func replace(query newQuery: BoundQuery, rows newRows: [[Value]]) -> ResultsDelta? {
+        let oldRowByKey = rowByKey
+        query = newQuery
+        var updated: Set<Value> = []
+        for row in newRows {
+            let key = newQuery.key(of: row)
+            if let old = oldRowByKey[key], old != row { updated.insert(key) }
+        }
+        return replaceRows(with: newRows, updated: updated)
+    }
+
+    private mutating func replaceRows(with newRows: [[Value]], updated: Set<Value>) -> ResultsDelta? {
+        var old = snapshot
+        let oldRowByKey = rowByKey
+        for edit in pendingUserEdits { edit.apply(to: &old) }
+        pendingUserEdits = []
+        setRows(newRows)
+        let new = snapshot
+        let group = SnapshotDiff.changes(from: old, to: new, isUpdated: { updated.contains($0) })
+        guard !group.isEmpty else { return nil }
+        let removedRows = Dictionary(uniqueKeysWithValues: group.objectChanges.lazy
+            .filter { $0.type == .delete }
+            .compactMap { change in oldRowByKey[change.item].map { (change.item, $0) } })
+        return ResultsDelta(group: group, oldSnapshot: old, removedRows: removedRows)
+    }
+
+    private static func merge(_ first: [[Value]], _ second: [[Value]], sort: BoundSort) -> [[Value]] {
+        guard !second.isEmpty else { return first }
+        var merged: [[Value]] = []
+        merged.reserveCapacity(first.count + second.count)
+        var i = 0
+        var j = 0
+        while i < first.count, j < second.count {
+            if sort.compare(first[i], second[j]) <= 0 {
+                merged.append(first[i]); i += 1
+            } else {
+                merged.append(second[j]); j += 1
+            }
+        }
+        merged.append(contentsOf: first[i...])
+        merged.append(contentsOf: second[j...])
+        return merged
+    }
+
+    private mutating func setRows(_ newRows: [[Value]]) {
+        rows = newRows
+        let keyIndex = query.entity.keyIndex
+        rowByKey = Dictionary(uniqueKeysWithValues: newRows.lazy.map { ($0[keyIndex], $0) })
+        sectionStarts = []
+        var previous: Value?
+        for (index, row) in newRows.enumerated() {
+            let name = query.sectionName(of: row)
+            if index == 0 || name != previous {
+                sectionStarts.append(SectionStart(name: name, start: index))
+                previous = name
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    /// The results as sections of keys.
+    var snapshot: [Section<Value, Value>] {
+        sectionStarts.indices.map { index in
+            Section(id: sectionStarts[index].name, items: rows[sectionRange(index)].map { query.key(of: $0) })
+        }
+    }
+
+    /// The rows of section `index`, as a range of `rows`.
+    func sectionRange(_ index: Int) -> Range<Int> {
+        precondition(index >= 0 && index < sectionStarts.count, "section \(index) is outside the results (\(sectionStarts.count) sections)")
+        let end = index + 1 < sectionStarts.count ? sectionStarts[index + 1].start : rows.count
+        return sectionStarts[index].start..<end
+    }
+
+    /// The row at an index path.
+    func row(at indexPath: IndexPath) -> [Value] {
+        let range = sectionRange(indexPath.section)
+        precondition(indexPath.item >= 0 && indexPath.item < range.count, "index path \(indexPath) is outside the results")
+        return rows[range.lowerBound + indexPath.item]
+    }
+
+    /// The index path of the object with this key. O(log n).
+    func indexPath(for key: Value) -> IndexPath? {
+        guard let row = rowByKey[key] else { return nil }
+        var low = 0
+        var high = rows.count
+        while low < high {
+            let middle = (low + high) / 2
+            if query.sort.compare(rows[middle], row) < 0 { low = middle + 1 } else { high = middle }
+        }
+        var sectionLow = 0
+        var sectionHigh = sectionStarts.count - 1
+        while sectionLow < sectionHigh {
+            let middle = (sectionLow + sectionHigh + 1) / 2
+            if sectionStarts[middle].start <= low { sectionLow = middle } else { sectionHigh = middle - 1 }
+        }
+        return IndexPath(item: low - sectionStarts[sectionLow].start, section: sectionLow)
+    }
+}
+
+/// What one change did to a live query's results.
+struct ResultsDelta: Sendable {
+    /// The callbacks.
+    let group: ChangeGroup<Value, Value>
+    /// The results before the change, as the change's `from` paths see them (with the
+    /// user's own edits applied).
+    let oldSnapshot: [Section<Value, Value>]
+    /// The rows of deleted objects, as they were.
+    let removedRows: [Value: [Value]]
+}
