@@ -33,50 +33,82 @@ struct ResultsState: Sendable {
     ///
     /// - Returns: the change, or nil when the results did not change.
     mutating func apply(touched: [Value: [Value]?]) -> ResultsDelta? {
+        apply([.touched(touched)])
+    }
+
+    /// Replaces the query and its results (after a sort or predicate change, or a re-fetch).
+    /// Objects whose stored values differ from what was held are updates.
+    mutating func replace(query newQuery: BoundQuery, rows newRows: [[Value]]) -> ResultsDelta? {
+        apply([.replace(newQuery, newRows)])
+    }
+
+    /// Applies several steps in order and reports them as one change: the difference
+    /// between the results before the first step (as the user left them, with
+    /// ``pendingUserEdits``) and after the last. This is how ``LiveResults`` coalesces
+    /// commits that arrived while its consumer was busy.
+    ///
+    /// - Returns: the change, or nil when the results did not change.
+    mutating func apply(_ steps: [ResultsStep]) -> ResultsDelta? {
+        let baselineRows = rows
+        let baselineRowByKey = rowByKey
+        let baselineStarts = sectionStarts
+        let baselineKeyIndex = query.entity.keyIndex
+        var candidates: Set<Value>? = []  // keys whose rows may have changed; nil means any
+        var edits = pendingUserEdits
+        var changedRows = false
+        for step in steps {
+            switch step {
+            case let .touched(touched):
+                if absorb(touched: touched) {
+                    changedRows = true
+                    candidates?.formUnion(touched.keys)
+                }
+            case let .replace(newQuery, newRows):
+                query = newQuery
+                setRows(newRows)
+                changedRows = true
+                candidates = nil
+            case let .userEdits(newEdits):
+                edits.append(contentsOf: newEdits)
+            case .resync:
+                assertionFailure("a resync step must be replaced by a re-fetch before it is applied")
+            }
+        }
+        pendingUserEdits = []
+        guard changedRows || !edits.isEmpty else { return nil }
+        var old = Self.snapshot(rows: baselineRows, starts: baselineStarts, keyIndex: baselineKeyIndex)
+        for edit in edits { edit.apply(to: &old) }
+        var updated: Set<Value> = []
+        for key in candidates.map(Array.init) ?? Array(rowByKey.keys) {
+            if let before = baselineRowByKey[key], let after = rowByKey[key], before != after { updated.insert(key) }
+        }
+        let group = SnapshotDiff.changes(from: old, to: snapshot, isUpdated: { updated.contains($0) })
+        guard !group.isEmpty else { return nil }
+        var removedRows: [Value: [Value]] = [:]
+        for change in group.objectChanges where change.type == .delete {
+            removedRows[change.item] = baselineRowByKey[change.item]
+        }
+        return ResultsDelta(group: group, oldSnapshot: old, removedRows: removedRows)
+    }
+
+    /// Applies touched rows without reporting; returns whether the results changed.
+    private mutating func absorb(touched: [Value: [Value]?]) -> Bool {
         var removed: Set<Value> = []
         var added: [[Value]] = []
-        var updated: Set<Value> = []
         for (key, current) in touched {
             let old = rowByKey[key]
             let new = current.flatMap { query.predicate.evaluate($0) ? $0 : nil }
             guard old != new else { continue }
             if old != nil { removed.insert(key) }
             if let new { added.append(new) }
-            if old != nil, new != nil { updated.insert(key) }
         }
-        guard !removed.isEmpty || !added.isEmpty || !pendingUserEdits.isEmpty else { return nil }
-        let kept = removed.isEmpty ? rows : rows.filter { !removed.contains(query.key(of: $0)) }
+        guard !removed.isEmpty || !added.isEmpty else { return false }
+        let keyIndex = query.entity.keyIndex
+        let kept = removed.isEmpty ? rows : rows.filter { !removed.contains($0[keyIndex]) }
         let sort = query.sort
         added.sort { sort.compare($0, $1) < 0 }
-        return replaceRows(with: Self.merge(kept, added, sort: sort), updated: updated)
-    }
-
-    /// Replaces the query and its results (after a sort or predicate change, or a re-fetch).
-    /// Objects whose stored values differ from what was held are updates.
-    mutating func replace(query newQuery: BoundQuery, rows newRows: [[Value]]) -> ResultsDelta? {
-        let oldRowByKey = rowByKey
-        query = newQuery
-        var updated: Set<Value> = []
-        for row in newRows {
-            let key = newQuery.key(of: row)
-            if let old = oldRowByKey[key], old != row { updated.insert(key) }
-        }
-        return replaceRows(with: newRows, updated: updated)
-    }
-
-    private mutating func replaceRows(with newRows: [[Value]], updated: Set<Value>) -> ResultsDelta? {
-        var old = snapshot
-        let oldRowByKey = rowByKey
-        for edit in pendingUserEdits { edit.apply(to: &old) }
-        pendingUserEdits = []
-        setRows(newRows)
-        let new = snapshot
-        let group = SnapshotDiff.changes(from: old, to: new, isUpdated: { updated.contains($0) })
-        guard !group.isEmpty else { return nil }
-        let removedRows = Dictionary(uniqueKeysWithValues: group.objectChanges.lazy
-            .filter { $0.type == .delete }
-            .compactMap { change in oldRowByKey[change.item].map { (change.item, $0) } })
-        return ResultsDelta(group: group, oldSnapshot: old, removedRows: removedRows)
+        setRows(Self.merge(kept, added, sort: sort))
+        return true
     }
 
     private static func merge(_ first: [[Value]], _ second: [[Value]], sort: BoundSort) -> [[Value]] {
@@ -116,8 +148,13 @@ struct ResultsState: Sendable {
 
     /// The results as sections of keys.
     var snapshot: [Section<Value, Value>] {
-        sectionStarts.indices.map { index in
-            Section(id: sectionStarts[index].name, items: rows[sectionRange(index)].map { query.key(of: $0) })
+        Self.snapshot(rows: rows, starts: sectionStarts, keyIndex: query.entity.keyIndex)
+    }
+
+    private static func snapshot(rows: [[Value]], starts: [SectionStart], keyIndex: Int) -> [Section<Value, Value>] {
+        starts.indices.map { index in
+            let end = index + 1 < starts.count ? starts[index + 1].start : rows.count
+            return Section(id: starts[index].name, items: rows[starts[index].start..<end].map { $0[keyIndex] })
         }
     }
 
@@ -152,6 +189,19 @@ struct ResultsState: Sendable {
         }
         return IndexPath(item: low - sectionStarts[sectionLow].start, section: sectionLow)
     }
+}
+
+/// One thing that happened to a live query since its last change was reported.
+enum ResultsStep: Sendable {
+    /// A commit: the current rows of the keys it touched (nil: the key is gone).
+    case touched([Value: [Value]?])
+    /// A new query (sort or predicate change) or a re-fetch, with its rows.
+    case replace(BoundQuery, [[Value]])
+    /// Moves or deletes the user already made on screen.
+    case userEdits([UserEdit])
+    /// The change log was pruned past what the query read: it must re-fetch (the owner
+    /// turns this into ``replace(_:_:)`` before applying).
+    case resync
 }
 
 /// What one change did to a live query's results.

@@ -1,0 +1,118 @@
+import Synchronization
+
+/// Where commits leave their news for one ``LiveResults``, without waiting for it.
+///
+/// The store calls ``storeDidCommit(_:)`` on the writer's thread, under the queue's lock:
+/// it appends the touched rows and wakes a waiting consumer, and returns at once. The
+/// consumer takes everything pending when it is ready, which is what coalesces commits.
+final class ChangeInbox: StoreObserver, Sendable {
+    let observedEntityName: String
+    private let state = Mutex(State())
+
+    private struct State {
+        var steps: [ResultsStep] = []
+        /// How many of `steps` are commits (for statistics).
+        var commits = 0
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter: UInt64 = 0
+        var isClosed = false
+    }
+
+    init(entityName: String) {
+        observedEntityName = entityName
+    }
+
+    func storeDidCommit(_ changes: CommittedChanges) {
+        // A pruned log cannot say which keys changed: the consumer re-fetches.
+        let step: ResultsStep?
+        if changes.needsResync {
+            step = nil
+        } else if let touched = changes.rowsByEntity[observedEntityName], !touched.isEmpty {
+            step = .touched(touched)
+        } else {
+            return
+        }
+        post(step ?? .resync, isCommit: true)
+    }
+
+    /// Adds a step and wakes the consumer.
+    func post(_ step: ResultsStep, isCommit: Bool = false) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard !state.isClosed else { return [] }
+            state.steps.append(step)
+            if isCommit { state.commits += 1 }
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Removes the last pending step if it is `step` (user edits whose write failed).
+    func retract(_ step: ResultsStep) {
+        state.withLock { state in
+            if case let .userEdits(edits)? = state.steps.last, case let .userEdits(retracted) = step, edits == retracted {
+                state.steps.removeLast()
+            }
+        }
+    }
+
+    /// Removes and returns every pending step (all of them, or just the first when not
+    /// coalescing), with how many commits they hold.
+    func take(all: Bool) -> (steps: [ResultsStep], commits: Int) {
+        state.withLock { state in
+            guard !state.steps.isEmpty else { return ([], 0) }
+            if all || state.steps.count == 1 {
+                defer { state.steps = []; state.commits = 0 }
+                return (state.steps, state.commits)
+            }
+            // One commit at a time; user edits and request changes travel with the step after them.
+            var taken: [ResultsStep] = []
+            var commits = 0
+            while !state.steps.isEmpty {
+                let step = state.steps.removeFirst()
+                taken.append(step)
+                if case .userEdits = step { continue }
+                if case .touched = step { commits = 1 }
+                break
+            }
+            state.commits -= commits
+            return (taken, commits)
+        }
+    }
+
+    /// Whether steps are waiting.
+    var hasPending: Bool { state.withLock { !$0.steps.isEmpty } }
+
+    /// Waits until a step is pending, the inbox is closed, or the task is cancelled.
+    func waitForSteps() async {
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if !state.steps.isEmpty || state.isClosed || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+            waiter?.resume()
+        }
+    }
+
+    /// Stops accepting steps and wakes every waiter.
+    func close() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.isClosed = true
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    var isClosed: Bool { state.withLock { $0.isClosed } }
+}

@@ -1,0 +1,273 @@
+import RosterUpdates
+import Synchronization
+
+/// A live query that writers on any thread feed and a consumer on any actor reads —
+/// the main actor of an app, typically — without either waiting for the other.
+///
+/// Commits only leave a note in the live results' inbox; the writer goes on at once. The
+/// consumer takes changes when it is ready: with the default ``DeliveryPolicy/coalescing``
+/// policy each change covers every commit since the last one it took, so a consumer that
+/// animates slowly never falls behind and never sees a stale row.
+///
+/// ```swift
+/// let posts = try LiveResults(queue: queue, request: FetchRequest(
+///     entity: "Post", sortKeys: [SortKey("day", ascending: false)], sectionAttribute: "day"))
+/// Task { @MainActor in
+///     for await change in posts.changes {
+///         dataSource.apply(change.snapshot)          // or tableView.performBatchUpdates(change.batch)
+///     }
+/// }
+/// ```
+///
+/// Three ways to consume, all from the same changes: the ``changes`` async sequence (or
+/// ``nextChange()``), NSFetchedResultsController-style callbacks with
+/// ``deliver(to:isolation:)``, and ``snapshot`` values for a diffable data source.
+/// Changes arrive in the isolation of whoever awaits them. Take changes from one
+/// consumer at a time.
+public final class LiveResults: Sendable {
+    /// The store queue the results come from.
+    public let queue: StoreQueue
+    /// How changes are handed to the consumer.
+    public let policy: DeliveryPolicy
+    /// Makes each change's batch.
+    public let adapter: BatchAdapter
+    private let inbox: ChangeInbox
+    private let consumer: Mutex<Consumer>
+
+    private struct Consumer {
+        var results: ResultsState
+        var request: FetchRequest
+        var lastDelivery: ContinuousClock.Instant?
+    }
+
+    /// Fetches the results and starts collecting changes.
+    ///
+    /// - Throws: ``StoreError`` when the request does not fit the store.
+    public init(queue: StoreQueue, request: FetchRequest, policy: DeliveryPolicy = .coalescing, adapter: BatchAdapter = BatchAdapter()) throws(StoreError) {
+        self.queue = queue
+        self.policy = policy
+        self.adapter = adapter
+        let inbox = ChangeInbox(entityName: request.entityName)
+        self.inbox = inbox
+        // Fetch and register under one lock, so that no commit falls between them.
+        let state = try queue.withStore { store throws(StoreError) -> ResultsState in
+            let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
+            let state = ResultsState(query: query, rows: try store.fetchCommittedRows(query))
+            store.addObserver(inbox)
+            return state
+        }
+        consumer = Mutex(Consumer(results: state, request: request))
+    }
+
+    deinit {
+        inbox.close()
+    }
+
+    /// Stops the results: waiting consumers get nil and no more changes are collected.
+    public func close() {
+        inbox.close()
+    }
+
+    // MARK: Reading what the consumer last took
+
+    /// The request whose results these are.
+    public var request: FetchRequest { consumer.withLock { $0.request } }
+
+    /// The results as of the last change taken.
+    public var snapshot: ResultsSnapshot { consumer.withLock { ResultsSnapshot(sections: $0.results.snapshot) } }
+
+    /// All objects as of the last change taken, in order.
+    public var fetchedObjects: [Object] {
+        consumer.withLock { consumer in
+            consumer.results.rows.map { Object(entity: consumer.results.query.entity, values: $0) }
+        }
+    }
+
+    /// The object at an index path, as of the last change taken, or nil when there is none.
+    public func object(at indexPath: IndexPath) -> Object? {
+        consumer.withLock { consumer in
+            let sections = consumer.results.sectionStarts
+            guard indexPath.section >= 0, indexPath.section < sections.count,
+                  indexPath.item >= 0, indexPath.item < consumer.results.sectionRange(indexPath.section).count else { return nil }
+            return Object(entity: consumer.results.query.entity, values: consumer.results.row(at: indexPath))
+        }
+    }
+
+    /// The index path of the object with this key, as of the last change taken.
+    public func indexPath(for key: Value) -> IndexPath? {
+        consumer.withLock { $0.results.indexPath(for: key) }
+    }
+
+    /// Whether commits are waiting to be taken.
+    public var hasPendingChanges: Bool { inbox.hasPending }
+
+    // MARK: Taking changes
+
+    /// The changes, one per turn of the consumer; ends when the results are closed or the
+    /// consuming task is cancelled.
+    public var changes: Changes { Changes(results: self) }
+
+    /// Waits for the next change and returns it; nil when the results are closed or the
+    /// task is cancelled. With the coalescing policy it covers every commit pending.
+    public func nextChange() async -> ResultsChange? {
+        while !Task.isCancelled {
+            if let wait = remainingInterval() {
+                try? await Task.sleep(for: wait)
+                continue
+            }
+            if let change = try? takeChange() { return change }
+            if inbox.isClosed { return nil }
+            await inbox.waitForSteps()
+        }
+        return nil
+    }
+
+    /// The change that the commits pending right now make, without waiting; nil when
+    /// they do not change the results (or nothing is pending).
+    ///
+    /// - Throws: ``StoreError`` when a re-fetch that the change needs fails.
+    public func takeChange() throws(StoreError) -> ResultsChange? {
+        while true {
+            let (steps, commits) = inbox.take(all: policy.coalesces)
+            guard !steps.isEmpty else { return nil }
+            let resolved = try resolveResyncs(in: steps)
+            let change = consumer.withLock { consumer -> ResultsChange? in
+                guard let delta = consumer.results.apply(resolved) else { return nil }
+                consumer.lastDelivery = .now
+                return makeChange(delta, results: consumer.results, commits: commits)
+            }
+            if let change { return change }
+            // Those commits did not touch these results; look at what came meanwhile.
+            if !inbox.hasPending { return nil }
+        }
+    }
+
+    /// Hands each change, as NSFetchedResultsController-style callbacks, to `receiver`,
+    /// on the caller's actor, until the results are closed or the task is cancelled.
+    ///
+    /// ```swift
+    /// Task { @MainActor in await posts.deliver(to: tableController) }
+    /// ```
+    public func deliver(to receiver: some ResultsChangeReceiver, isolation: isolated (any Actor)? = #isolation) async {
+        while let change = await nextChange() {
+            change.replay(to: receiver)
+        }
+    }
+
+    // MARK: Changing the query
+
+    /// Changes the order; the difference arrives as a change (an animated re-sort).
+    ///
+    /// - Throws: ``StoreError`` when a sort attribute does not exist; nothing changes then.
+    public func setSortKeys(_ sortKeys: [SortKey]) throws(StoreError) {
+        var request = self.request
+        request.sortKeys = sortKeys
+        try setRequest(request)
+    }
+
+    /// Changes which objects are included; the difference arrives as a change.
+    ///
+    /// - Throws: ``StoreError`` when the predicate does not fit; nothing changes then.
+    public func setPredicate(_ predicate: QueryPredicate) throws(StoreError) {
+        var request = self.request
+        request.predicate = predicate
+        try setRequest(request)
+    }
+
+    /// Replaces the request (same entity); the difference arrives as a change.
+    ///
+    /// - Throws: ``StoreError`` when the request does not fit; nothing changes then.
+    public func setRequest(_ request: FetchRequest) throws(StoreError) {
+        let current = self.request
+        guard request.entityName == current.entityName else {
+            throw .schema(SchemaError("live results cannot switch from entity '\(current.entityName)' to '\(request.entityName)'"))
+        }
+        try queue.withStore { store throws(StoreError) in
+            let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
+            let rows = try store.fetchCommittedRows(query)
+            inbox.post(.replace(query, rows))
+        }
+        consumer.withLock { $0.request = request }
+    }
+
+    /// Writes a change the user already made on screen without hearing it back (see
+    /// ``UserEdit``): the change that includes this write starts from the list as the
+    /// user left it; everything else in it is reported as usual.
+    ///
+    /// - Throws: what `body` throws (the edits are then forgotten), or ``StoreError``.
+    public func performUserDrivenChange(_ edits: [UserEdit], write body: (Store) throws -> Void) throws {
+        try queue.read { store in
+            // Under the queue's lock: the edits reach the inbox just before the commit.
+            do {
+                try store.write {
+                    try body(store)
+                    inbox.post(.userEdits(edits))
+                }
+            } catch {
+                inbox.retract(.userEdits(edits))
+                throw error
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    private func remainingInterval() -> Duration? {
+        guard policy.minimumInterval > .zero else { return nil }
+        let last = consumer.withLock { $0.lastDelivery }
+        guard let last else { return nil }
+        let elapsed = ContinuousClock.now - last
+        return elapsed < policy.minimumInterval ? policy.minimumInterval - elapsed : nil
+    }
+
+    private func resolveResyncs(in steps: [ResultsStep]) throws(StoreError) -> [ResultsStep] {
+        guard steps.contains(where: { if case .resync = $0 { true } else { false } }) else { return steps }
+        var query = consumer.withLock { $0.results.query }
+        var resolved: [ResultsStep] = []
+        for step in steps {
+            switch step {
+            case let .replace(newQuery, _):
+                query = newQuery
+                resolved.append(step)
+            case .resync:
+                let current = query
+                let rows = try queue.withStore { store throws(StoreError) in try store.fetchCommittedRows(current) }
+                resolved.append(.replace(current, rows))
+            default:
+                resolved.append(step)
+            }
+        }
+        return resolved
+    }
+
+    private func makeChange(_ delta: ResultsDelta, results: ResultsState, commits: Int) -> ResultsChange {
+        let entity = results.query.entity
+        var objects: [Value: Object] = [:]
+        var reloaded: [Value] = []
+        for change in delta.group.objectChanges where change.type != .delete {
+            if let row = results.rowByKey[change.item] { objects[change.item] = Object(entity: entity, values: row) }
+            if change.type == .update { reloaded.append(change.item) }
+        }
+        return ResultsChange(
+            group: delta.group,
+            batch: adapter.batch(for: delta.group),
+            previousSnapshot: ResultsSnapshot(sections: delta.oldSnapshot),
+            snapshot: ResultsSnapshot(sections: results.snapshot, reloadedItemIdentifiers: reloaded),
+            commitCount: commits,
+            objects: objects,
+            deletedObjects: delta.removedRows.mapValues { Object(entity: entity, values: $0) })
+    }
+
+    /// The changes of a ``LiveResults``, as an async sequence.
+    public struct Changes: AsyncSequence, Sendable {
+        let results: LiveResults
+
+        public func makeAsyncIterator() -> Iterator { Iterator(results: results) }
+
+        /// Takes the next change each time it is asked.
+        public struct Iterator: AsyncIteratorProtocol {
+            let results: LiveResults
+            public mutating func next() async -> ResultsChange? { await results.nextChange() }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import RosterUpdates
+
+/// One change to a live query's results, delivered by ``LiveResults``: the
+/// NSFetchedResultsController-style callbacks, the batch a list view takes, and the
+/// results before and after.
+///
+/// When commits arrive faster than the consumer takes changes, one `ResultsChange`
+/// covers all of them: it goes from the results the consumer last saw to the current
+/// ones, exactly as if each commit had been delivered in turn.
+public struct ResultsChange: Sendable {
+    /// The callbacks: section and object changes with before- and after-paths.
+    public let group: ChangeGroup<Value, Value>
+    /// The batch for `performBatchUpdates`, made by the live results' ``BatchAdapter``.
+    public let batch: BatchUpdate
+    /// The results the change starts from (what the consumer last saw, with any
+    /// user-driven edits applied).
+    public let previousSnapshot: ResultsSnapshot
+    /// The results after the change, with the updated objects as reloaded items.
+    public let snapshot: ResultsSnapshot
+    /// How many commits the change covers (more than one when commits were coalesced).
+    public let commitCount: Int
+    /// The objects the change inserted, moved or updated, by key, as they are now.
+    public let objects: [Value: Object]
+    /// The objects the change deleted, by key, as they were.
+    public let deletedObjects: [Value: Object]
+
+    /// Plays the change to a delegate, as ``ResultsController`` would have.
+    public func replay(to receiver: some ResultsChangeReceiver) {
+        receiver.willChangeContent()
+        for change in group.sectionChanges {
+            let count = change.type == .delete
+                ? previousSnapshot.sections[change.index].items.count
+                : snapshot.sections[change.index].items.count
+            receiver.didChange(section: SectionInfo(name: change.section, numberOfObjects: count), atSectionIndex: change.index, for: change.type)
+        }
+        for change in group.objectChanges {
+            guard let object = change.type == .delete ? deletedObjects[change.item] : objects[change.item] else { continue }
+            receiver.didChange(object: object, at: change.from, for: change.type, newIndexPath: change.to)
+        }
+        receiver.didChangeContent()
+    }
+}
+
+/// Receives a ``ResultsChange`` as NSFetchedResultsController-style callbacks (see
+/// ``ResultsChange/replay(to:)`` and ``LiveResults/deliver(to:isolation:)``).
+public protocol ResultsChangeReceiver: AnyObject {
+    /// A group of changes begins.
+    func willChangeContent()
+    /// A section was inserted (index after the change) or deleted (index before it).
+    func didChange(section: SectionInfo, atSectionIndex sectionIndex: Int, for type: SectionChangeType)
+    /// An object was inserted, deleted, moved or updated.
+    func didChange(object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?)
+    /// The group of changes is complete.
+    func didChangeContent()
+}
+
+extension ResultsChangeReceiver {
+    public func willChangeContent() {}
+    public func didChange(section: SectionInfo, atSectionIndex sectionIndex: Int, for type: SectionChangeType) {}
+    public func didChange(object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) {}
+    public func didChangeContent() {}
+}
+
+/// A live query's results as a diffable data source takes them: section identifiers,
+/// item identifiers per section, and the items whose content changed and need reloading.
+public struct ResultsSnapshot: Sendable, Hashable {
+    /// The sections, each with its name and the keys of its objects, in order.
+    public let sections: [Section<Value, Value>]
+    /// Keys of objects whose stored values changed in the change that made this snapshot.
+    public let reloadedItemIdentifiers: [Value]
+
+    /// Creates a snapshot.
+    public init(sections: [Section<Value, Value>], reloadedItemIdentifiers: [Value] = []) {
+        self.sections = sections
+        self.reloadedItemIdentifiers = reloadedItemIdentifiers
+    }
+
+    /// The section names, in order.
+    public var sectionIdentifiers: [Value] { sections.map(\.id) }
+    /// Every object's key, in order.
+    public var itemIdentifiers: [Value] { sections.flatMap(\.items) }
+    /// The number of objects.
+    public var numberOfItems: Int { sections.reduce(0) { $0 + $1.items.count } }
+    /// The keys of the objects in the named section (empty when there is no such section).
+    public func itemIdentifiers(inSection identifier: Value) -> [Value] {
+        sections.first { $0.id == identifier }?.items ?? []
+    }
+}

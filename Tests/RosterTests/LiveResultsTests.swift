@@ -1,0 +1,193 @@
+import Foundation
+import Testing
+@testable import Roster
+
+@Suite("Live results across threads")
+struct LiveResultsTests {
+    func makeQueue() throws -> StoreQueue {
+        let queue = try StoreQueue.temporary()
+        try queue.read { store in try store.define(postEntity()) }
+        return queue
+    }
+
+    func feedRequest() -> FetchRequest {
+        FetchRequest(entity: "Post", sortKeys: [SortKey("day", ascending: false), SortKey("rank")], sectionAttribute: "day")
+    }
+
+    func freshSnapshot(_ queue: StoreQueue, _ request: FetchRequest) throws -> [Section<Value, Value>] {
+        try queue.read { store in
+            let controller = try ResultsController(store: store, request: request)
+            try controller.performFetch()
+            return controller.snapshot
+        }
+    }
+
+    @Test func aWriteOnAnotherThreadArrivesAsOneChange() async throws {
+        let queue = try makeQueue()
+        let posts = try LiveResults(queue: queue, request: feedRequest())
+        try await Task.detached {
+            try queue.write { store in
+                try store.insert("Post", ["id": "p1", "day": "d1", "rank": 1])
+                try store.insert("Post", ["id": "p2", "day": "d2", "rank": 1])
+            }
+        }.value
+        let change = try #require(await posts.nextChange())
+        #expect(change.commitCount == 1)
+        #expect(change.group.sectionChanges.count == 2)
+        #expect(change.batch == BatchUpdate(insertSections: [0, 1]))
+        #expect(change.snapshot.sections == sections([("d2", ["p2"]), ("d1", ["p1"])]))
+        #expect(posts.snapshot == change.snapshot.withoutReloads)
+        #expect(posts.object(at: IndexPath(item: 0, section: 1))?.key == "p1")
+    }
+
+    @Test func manyCommitsUnderAnUnreadyConsumerBecomeOneExactChange() async throws {
+        let queue = try makeQueue()
+        let request = feedRequest()
+        let posts = try LiveResults(queue: queue, request: request)
+        try queue.write { store in
+            for index in 0..<20 { try store.insert("Post", ["id": .string("p\(index)"), "day": .string("d\(index % 4)"), "rank": .integer(Int64(index))]) }
+        }
+        let first = try #require(await posts.nextChange())
+        // The writer does 200 commits while the consumer takes nothing: it is never waited for.
+        let writer = Task.detached {
+            var random = SeededRandom(seed: 5)
+            for step in 0..<200 {
+                let key = Value.string("p\(Int.random(in: 0..<30, using: &random))")
+                try? queue.write { store in
+                    switch step % 4 {
+                    case 0: try store.insert("Post", ["id": key, "day": .string("d\(Int.random(in: 0..<6, using: &random))"), "rank": .integer(Int64(step))])
+                    case 1: try store.delete("Post", key: key)
+                    case 2: try store.update("Post", key: key, ["rank": .integer(Int64(Int.random(in: 0..<50, using: &random)))])
+                    default: try store.update("Post", key: key, ["title": .string("t\(step)")])
+                    }
+                }
+            }
+        }
+        await writer.value
+        let change = try #require(try posts.takeChange())
+        #expect(change.commitCount > 100)
+        #expect(try posts.takeChange() == nil)
+        // One change from what the consumer last saw to the current results, exactly.
+        #expect(change.previousSnapshot.sections == first.snapshot.sections)
+        #expect(change.snapshot.sections == (try freshSnapshot(queue, request)))
+        #expect(try change.group.apply(to: change.previousSnapshot.sections) == change.snapshot.sections)
+        try change.batch.validate(old: change.previousSnapshot.sections, new: change.snapshot.sections)
+    }
+
+    @Test func everyCommitPolicyDeliversEachCommitInOrder() async throws {
+        let queue = try makeQueue()
+        let posts = try LiveResults(queue: queue, request: feedRequest(), policy: .everyCommit)
+        for index in 0..<5 {
+            try queue.write { store in try store.insert("Post", ["id": .string("p\(index)"), "day": "d1", "rank": .integer(Int64(index))]) }
+        }
+        try queue.write { store in try store.update("Post", key: "p0", ["title": "unrelated to the order"]) }
+        var changes: [ResultsChange] = []
+        while let change = try posts.takeChange() { changes.append(change) }
+        #expect(changes.count == 6)
+        #expect(changes.allSatisfy { $0.commitCount == 1 })
+        for (previous, next) in zip(changes, changes.dropFirst()) {
+            #expect(previous.snapshot.sections == next.previousSnapshot.sections)
+        }
+        #expect(changes.last?.group.objectChanges == [ObjectChange(type: .update, item: "p0", from: IndexPath(item: 0, section: 0), to: IndexPath(item: 0, section: 0))])
+        #expect(changes.last?.snapshot.reloadedItemIdentifiers == ["p0"])
+    }
+
+    @Test func aSlowConsumerGetsFewerChangesAndTheSameFinalResults() async throws {
+        let queue = try makeQueue()
+        let request = feedRequest()
+        let posts = try LiveResults(queue: queue, request: request)
+        let consumer = Task { @MainActor () -> [ResultsChange] in
+            var taken: [ResultsChange] = []
+            for await change in posts.changes {
+                taken.append(change)
+                try? await Task.sleep(for: .milliseconds(15))   // a 15 ms animation
+                if posts.snapshot.numberOfItems == 40 && !posts.hasPendingChanges { break }
+            }
+            return taken
+        }
+        for index in 0..<40 {
+            try queue.write { store in try store.insert("Post", ["id": .string("p\(index)"), "day": .string("d\(index % 3)"), "rank": .integer(Int64(index))]) }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        let taken = await consumer.value
+        #expect(taken.count < 40)
+        #expect(taken.reduce(0) { $0 + $1.commitCount } == 40)
+        #expect(taken.last?.snapshot.sections == (try freshSnapshot(queue, request)))
+        for change in taken {
+            try change.batch.validate(old: change.previousSnapshot.sections, new: change.snapshot.sections)
+        }
+    }
+
+    @Test func aSortChangeArrivesThroughTheSameChanges() async throws {
+        let queue = try makeQueue()
+        let posts = try LiveResults(queue: queue, request: feedRequest())
+        try queue.write { store in
+            try store.insert("Post", ["id": "p1", "day": "d1", "rank": 1])
+            try store.insert("Post", ["id": "p2", "day": "d1", "rank": 2])
+        }
+        _ = try posts.takeChange()
+        try posts.setSortKeys([SortKey("day"), SortKey("rank", ascending: false)])
+        let change = try #require(try posts.takeChange())
+        #expect(change.snapshot.sections == sections([("d1", ["p2", "p1"])]))
+        #expect(change.group.objectChanges.count == 1)
+        #expect(posts.request.sortKeys == [SortKey("day"), SortKey("rank", ascending: false)])
+    }
+
+    @Test func aUserDrivenMoveIsNotReportedBack() async throws {
+        let queue = try makeQueue()
+        let posts = try LiveResults(queue: queue, request: feedRequest())
+        try queue.write { store in
+            for index in 1...3 { try store.insert("Post", ["id": .string("p\(index)"), "day": "d1", "rank": .integer(Int64(index))]) }
+        }
+        _ = try posts.takeChange()
+        try posts.performUserDrivenChange([.move(key: "p1", to: IndexPath(item: 2, section: 0))]) { store in
+            try store.update("Post", key: "p1", ["rank": 10])
+        }
+        let change = try #require(try posts.takeChange())
+        #expect(change.group.objectChanges == [ObjectChange(type: .update, item: "p1", from: IndexPath(item: 2, section: 0), to: IndexPath(item: 2, section: 0))])
+    }
+
+    @MainActor
+    final class Table: @MainActor ResultsChangeReceiver {
+        var log: [String] = []
+        func willChangeContent() { log.append("will") }
+        func didChange(section: SectionInfo, atSectionIndex sectionIndex: Int, for type: SectionChangeType) { log.append("section \(type) \(sectionIndex)") }
+        func didChange(object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) { log.append("object \(type) \(object.key)") }
+        func didChangeContent() { log.append("did") }
+    }
+
+    @Test @MainActor func callbacksArriveOnTheConsumersActor() async throws {
+        let queue = try makeQueue()
+        let posts = try LiveResults(queue: queue, request: feedRequest())
+        let table = Table()
+        let delivery = Task { @MainActor in await posts.deliver(to: table) }
+        try await Task.detached { try queue.write { store in try store.insert("Post", ["id": "p1", "day": "d1"]) } }.value
+        while table.log.count < 4 { try await Task.sleep(for: .milliseconds(1)) }
+        posts.close()
+        await delivery.value
+        #expect(table.log == ["will", "section insert 0", "object insert 'p1'", "did"])
+    }
+
+    @Test func anotherProcessIsSeenByPolling() async throws {
+        let queue = try makeQueue()
+        let posts = try LiveResults(queue: queue, request: feedRequest())
+        queue.startPolling(every: .milliseconds(5))
+        defer { queue.stopPolling() }
+        try ExternalConnection(path: queue.path).execute("INSERT INTO Post(id, day) VALUES ('x1', 'd9')")
+        let change = try #require(await posts.nextChange())
+        #expect(change.snapshot.sections == sections([("d9", ["x1"])]))
+    }
+
+    @Test func closingEndsTheChanges() async throws {
+        let queue = try makeQueue()
+        let posts = try LiveResults(queue: queue, request: feedRequest())
+        let waiter = Task { await posts.nextChange() }
+        try await Task.sleep(for: .milliseconds(5))
+        posts.close()
+        #expect(await waiter.value == nil)
+    }
+}
+
+extension ResultsSnapshot {
+    var withoutReloads: ResultsSnapshot { ResultsSnapshot(sections: sections) }
+}
