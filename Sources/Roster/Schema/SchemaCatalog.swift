@@ -65,6 +65,66 @@ enum SchemaCatalog {
         }
     }
 
+    /// The entity that results from migrating `existing` to `wanted`: the existing
+    /// attributes, then those `wanted` adds.
+    ///
+    /// - Throws: ``StoreError/schemaMismatch(entity:reason:)`` unless `wanted` has every
+    ///   existing attribute with the same type, and the same key.
+    static func migration(from existing: Entity, to wanted: Entity) throws(StoreError) -> Entity {
+        guard existing.key.name == wanted.key.name else {
+            throw .schemaMismatch(entity: wanted.name, reason: "its key is '\(existing.key.name)' in the database, not '\(wanted.key.name)'")
+        }
+        for attribute in existing.attributes {
+            guard let match = wanted.attribute(named: attribute.name) else {
+                throw .schemaMismatch(entity: wanted.name, reason: "attribute '\(attribute.name)' is in the database but not in the new definition; Roster does not drop columns (their data would be lost)")
+            }
+            guard match.type == attribute.type else {
+                throw .schemaMismatch(entity: wanted.name, reason: "attribute '\(attribute.name)' is \(attribute.type.rawValue) in the database, not \(match.type.rawValue); Roster does not convert stored values")
+            }
+        }
+        let added = wanted.attributes.filter { existing.attribute(named: $0.name) == nil }
+        do {
+            return try Entity(existing.name, key: existing.key.name, attributes: existing.attributes + added)
+        } catch {
+            throw .schema(error)
+        }
+    }
+
+    /// Adds the columns `migrated` has beyond `existing`, and rewrites the update trigger
+    /// and the recorded definition, in one transaction.
+    static func migrate(from existing: Entity, to migrated: Entity, on connection: Connection) throws(StoreError) {
+        let table = Identifier.quoted(migrated.name)
+        var sql = "BEGIN IMMEDIATE;\n"
+        for attribute in migrated.attributes where existing.attribute(named: attribute.name) == nil {
+            let name = Identifier.quoted(attribute.name)
+            var column = "\(name) \(attribute.type.columnType)"
+            if attribute.type == .bool { column += " CHECK (\(name) IN (0, 1))" }
+            sql += "ALTER TABLE \(table) ADD COLUMN \(column);\n"
+        }
+        sql += "DROP TRIGGER IF EXISTS \(Identifier.quoted("_roster_\(migrated.name)_update"));\n"
+        sql += updateTrigger(for: migrated) + "\n"
+        sql += "UPDATE _roster_entities SET definition = '\(describe(migrated))' WHERE name = '\(migrated.name)';\nCOMMIT;"
+        do {
+            try connection.execute(sql)
+        } catch {
+            if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
+            throw .database(error)
+        }
+    }
+
+    /// The trigger that logs real updates: only when some value changes.
+    private static func updateTrigger(for entity: Entity) -> String {
+        let table = Identifier.quoted(entity.name)
+        let key = Identifier.quoted(entity.key.name)
+        let changed = entity.attributes.map { "OLD.\(Identifier.quoted($0.name)) IS NOT NEW.\(Identifier.quoted($0.name))" }
+        return """
+            CREATE TRIGGER \(Identifier.quoted("_roster_\(entity.name)_update")) AFTER UPDATE ON \(table) WHEN \(changed.joined(separator: " OR ")) BEGIN
+                INSERT INTO _roster_changes(entity, key) VALUES ('\(entity.name)', OLD.\(key));
+                INSERT INTO _roster_changes(entity, key) SELECT '\(entity.name)', NEW.\(key) WHERE NEW.\(key) IS NOT OLD.\(key);
+            END;
+            """
+    }
+
     /// Creates the entity's table and change-log triggers, and records the entity, in one transaction.
     static func create(_ entity: Entity, on connection: Connection) throws(StoreError) {
         let table = Identifier.quoted(entity.name)
@@ -87,7 +147,6 @@ enum SchemaCatalog {
             return column
         }
         let key = Identifier.quoted(entity.key.name)
-        let changed = entity.attributes.map { "OLD.\(Identifier.quoted($0.name)) IS NOT NEW.\(Identifier.quoted($0.name))" }
         // Entity names are identifiers (letters, digits, '_'), so they are safe inside a string literal.
         let log = "INSERT INTO _roster_changes(entity, key) VALUES ('\(entity.name)',"
         let trigger = Identifier.quoted("_roster_\(entity.name)")
@@ -96,10 +155,7 @@ enum SchemaCatalog {
             CREATE TABLE \(table)(\(columns.joined(separator: ", "))) STRICT;
             CREATE TRIGGER \(trigger.dropLast())_insert" AFTER INSERT ON \(table) BEGIN \(log) NEW.\(key)); END;
             CREATE TRIGGER \(trigger.dropLast())_delete" AFTER DELETE ON \(table) BEGIN \(log) OLD.\(key)); END;
-            CREATE TRIGGER \(trigger.dropLast())_update" AFTER UPDATE ON \(table) WHEN \(changed.joined(separator: " OR ")) BEGIN
-                \(log) OLD.\(key));
-                INSERT INTO _roster_changes(entity, key) SELECT '\(entity.name)', NEW.\(key) WHERE NEW.\(key) IS NOT OLD.\(key);
-            END;
+            \(updateTrigger(for: entity))
             INSERT INTO _roster_entities(name, definition) VALUES ('\(entity.name)', '\(describe(entity))');
             COMMIT;
             """

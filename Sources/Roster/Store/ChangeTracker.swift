@@ -107,6 +107,11 @@ final class ChangeTracker {
         return rows
     }
 
+    /// Drops compiled statements, after an entity's columns changed.
+    func forgetStatements() {
+        rowStatements = [:]
+    }
+
     private func rowStatement(for entity: Entity) throws(DatabaseError) -> Statement {
         if let statement = rowStatements[entity.name] { return statement }
         let columns = entity.attributes.map { "t.\(Identifier.quoted($0.name))" }.joined(separator: ", ")

@@ -110,21 +110,29 @@ public final class Store {
 
     /// Creates the entity's table, or checks that the existing table matches it.
     ///
-    /// Defining an entity that already exists with the same attributes does nothing.
+    /// Defining an entity that already exists with the same attributes does nothing. A
+    /// definition that adds attributes to the stored one migrates it: the new columns are
+    /// added (null in existing objects) after the existing ones. Anything else — an
+    /// attribute missing or of another type, another key — is an error, so no data is
+    /// ever dropped or converted silently.
     ///
-    /// - Throws: ``StoreError/schemaMismatch(entity:reason:)`` when a table of that name
-    ///   exists with other attributes, or ``StoreError/database(_:)``.
+    /// - Throws: ``StoreError/schemaMismatch(entity:reason:)`` with what differs, or
+    ///   ``StoreError/database(_:)``.
     public func define(_ entity: Entity) throws(StoreError) {
-        if let existing = entitiesByName[entity.name] {
-            guard existing == entity else {
-                throw .schemaMismatch(entity: entity.name, reason: "it is stored as \(SchemaCatalog.describe(existing)), not \(SchemaCatalog.describe(entity))")
-            }
-            return
-        }
+        let existing = entitiesByName[entity.name]
+        if existing == entity { return }
         guard !isInTransaction else {
             throw .transaction("define \(entity.name): entities are defined outside transactions")
         }
-        try SchemaCatalog.create(entity, on: writer)
-        entitiesByName[entity.name] = entity
+        if let existing {
+            let migrated = try SchemaCatalog.migration(from: existing, to: entity)
+            try SchemaCatalog.migrate(from: existing, to: migrated, on: writer)
+            entitiesByName[entity.name] = migrated
+            statementCache = [:]
+            tracker.forgetStatements()
+        } else {
+            try SchemaCatalog.create(entity, on: writer)
+            entitiesByName[entity.name] = entity
+        }
     }
 }
