@@ -27,11 +27,22 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .target(name: "RosterExampleSupport", dependencies: ["Roster"], path: "Examples/Support"),
+        .executableTarget(
+            name: "AddressBook",
+            dependencies: ["Roster", "RosterExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/AddressBook"
+        ),
+        .executableTarget(
+            name: "Board",
+            dependencies: ["Roster", "RosterExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/Board"
+        ),
         .testTarget(name: "RosterUpdatesTests", dependencies: ["RosterUpdates"]),
         .testTarget(name: "RosterTests", dependencies: ["Roster", "RosterUpdates"]),
         .testTarget(
             name: "RosterScriptTests",
-            dependencies: ["RosterScript", "Roster", "RosterUpdates", "roster"]
+            dependencies: ["RosterScript", "Roster", "RosterUpdates", "roster", "AddressBook", "Board"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -14,8 +14,9 @@ public enum UserEdit: Sendable, Hashable {
     /// The object with this key was deleted by the user.
     case delete(key: Value)
 
-    /// Applies the edit to a snapshot of keys, as the list view did.
-    func apply(to sections: inout [Section<Value, Value>]) {
+    /// Applies the edit to a snapshot of keys, as the list view did: what the list shows
+    /// after the user's gesture, and what the next change's `from` paths refer to.
+    public func apply(to sections: inout [Section<Value, Value>]) {
         let key: Value
         switch self {
         case let .move(movedKey, _), let .delete(movedKey): key = movedKey
