@@ -38,11 +38,19 @@ let package = Package(
             dependencies: ["Roster", "RosterExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/Board"
         ),
+        .executableTarget(
+            name: "FeedReader",
+            dependencies: ["Roster", "RosterExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/FeedReader",
+            exclude: ["Feeds"]
+        ),
+        .executableTarget(name: "ContentLoading", dependencies: ["RosterUpdates"], path: "Examples/ContentLoading"),
         .testTarget(name: "RosterUpdatesTests", dependencies: ["RosterUpdates"]),
         .testTarget(name: "RosterTests", dependencies: ["Roster", "RosterUpdates"]),
+        .testTarget(name: "FeedReaderTests", dependencies: ["FeedReader"]),
         .testTarget(
             name: "RosterScriptTests",
-            dependencies: ["RosterScript", "Roster", "RosterUpdates", "roster", "AddressBook", "Board"]
+            dependencies: ["RosterScript", "Roster", "RosterUpdates", "roster", "AddressBook", "Board", "ContentLoading", "FeedReader"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -5,39 +5,8 @@ import Testing
 /// Runs the built `roster` executable, as a user would, and checks output and exit codes.
 @Suite("roster command line")
 struct CommandLineTests {
-    static var executable: URL {
-        // Tests run from the build products folder's xctest bundle; `roster` sits beside it.
-        let bundle = Bundle.main.bundleURL
-        for folder in [bundle, bundle.deletingLastPathComponent()] {
-            let candidate = folder.appendingPathComponent("roster")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        return bundle.deletingLastPathComponent().appendingPathComponent("roster")
-    }
-
-    struct Result {
-        let status: Int32
-        let output: String
-        let error: String
-    }
-
-    func run(_ arguments: [String], input: String? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        let output = Pipe()
-        let error = Pipe()
-        let inputPipe = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = inputPipe
-        try process.run()
-        if let input { inputPipe.fileHandleForWriting.write(Data(input.utf8)) }
-        try inputPipe.fileHandleForWriting.close()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self), error: String(decoding: errorData, as: UTF8.self))
+    func run(_ arguments: [String], input: String? = nil) throws -> ProgramRun {
+        try ProgramRun(program: "roster", arguments: arguments, input: input)
     }
 
     let script = """

@@ -1,0 +1,125 @@
+/// A bounded map that forgets its least recently used entry when it is full: the content
+/// cache of ``ContentLoader``.
+///
+/// Entries form a doubly linked list threaded through an array of slots, newest first, so
+/// that a lookup, an insertion and an eviction each take constant time.
+struct LRUCache<Key: Hashable, Value> {
+    /// One entry and its neighbours in recency order.
+    private struct Entry {
+        var key: Key
+        var value: Value
+        /// The slot of the entry used just after this one, nil for the newest.
+        var newer: Int?
+        /// The slot of the entry used just before this one, nil for the oldest.
+        var older: Int?
+    }
+
+    /// The most entries the cache holds.
+    let capacity: Int
+    /// The entries; nil marks a free slot.
+    private var slots: [Entry?] = []
+    /// Free slots, reused before the array grows.
+    private var freeSlots: [Int] = []
+    /// The slot of each key.
+    private var slotByKey: [Key: Int] = [:]
+    private var newest: Int?
+    private var oldest: Int?
+
+    /// Creates an empty cache.
+    ///
+    /// - Parameter capacity: The most entries it holds; at least 1.
+    init(capacity: Int) {
+        precondition(capacity >= 1, "LRUCache needs a capacity of at least 1, not \(capacity)")
+        self.capacity = capacity
+    }
+
+    /// The number of entries.
+    var count: Int { slotByKey.count }
+
+    /// Whether the cache holds a key, without making it recently used.
+    func contains(_ key: Key) -> Bool {
+        slotByKey[key] != nil
+    }
+
+    /// The keys, most recently used first.
+    var keysByRecency: [Key] {
+        var keys: [Key] = []
+        var cursor = newest
+        while let slot = cursor, let entry = slots[slot] {
+            keys.append(entry.key)
+            cursor = entry.older
+        }
+        return keys
+    }
+
+    /// The value for a key, which becomes the most recently used.
+    mutating func value(for key: Key) -> Value? {
+        guard let slot = slotByKey[key] else { return nil }
+        unlink(slot)
+        linkAsNewest(slot)
+        return slots[slot]?.value
+    }
+
+    /// Stores a value as the most recently used, evicting the least recently used entry when full.
+    ///
+    /// - Returns: The evicted key, if an entry had to go.
+    @discardableResult
+    mutating func insert(_ value: Value, for key: Key) -> Key? {
+        if let slot = slotByKey[key] {
+            slots[slot]?.value = value
+            unlink(slot)
+            linkAsNewest(slot)
+            return nil
+        }
+        var evicted: Key?
+        if count == capacity, let victim = oldest, let entry = slots[victim] {
+            evicted = entry.key
+            removeValue(for: entry.key)
+        }
+        let entry = Entry(key: key, value: value, newer: nil, older: nil)
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+            slots[slot] = entry
+        } else {
+            slot = slots.count
+            slots.append(entry)
+        }
+        slotByKey[key] = slot
+        linkAsNewest(slot)
+        return evicted
+    }
+
+    /// Forgets a key's entry, if there is one.
+    mutating func removeValue(for key: Key) {
+        guard let slot = slotByKey.removeValue(forKey: key) else { return }
+        unlink(slot)
+        slots[slot] = nil
+        freeSlots.append(slot)
+    }
+
+    /// Takes a slot out of the recency list.
+    private mutating func unlink(_ slot: Int) {
+        guard let entry = slots[slot] else { return }
+        if let newer = entry.newer { slots[newer]?.older = entry.older } else { newest = entry.older }
+        if let older = entry.older { slots[older]?.newer = entry.newer } else { oldest = entry.newer }
+        slots[slot]?.newer = nil
+        slots[slot]?.older = nil
+    }
+
+    /// Puts an unlinked slot at the head of the recency list.
+    private mutating func linkAsNewest(_ slot: Int) {
+        slots[slot]?.older = newest
+        slots[slot]?.newer = nil
+        if let head = newest { slots[head]?.newer = slot } else { oldest = slot }
+        newest = slot
+    }
+
+    /// Checks that the list and the key map agree and that the capacity holds.
+    func checkInvariants() {
+        precondition(count <= capacity, "LRUCache holds \(count) entries, over its capacity \(capacity)")
+        let keys = keysByRecency
+        precondition(keys.count == count, "LRUCache lists \(keys.count) keys but maps \(count)")
+        precondition(Set(keys).count == keys.count, "LRUCache lists a key twice")
+    }
+}

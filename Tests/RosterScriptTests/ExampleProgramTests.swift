@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+/// Every example program, run on its bundled data, does what its --help says.
+@Suite("Example programs")
+struct ExampleProgramTests {
+    let feeds = "Examples/FeedReader/Feeds/"
+
+    @Test func feedReaderReportsEachSyncExactly() throws {
+        let run = try ProgramRun(program: "FeedReader", arguments: ["sync", feeds + "newsroom-1.xml", feeds + "newsroom-2.xml", feeds + "newsroom-3.xml"])
+        #expect(run.status == 0, "\(run.error)")
+        let syncs = Array(run.output.components(separatedBy: "── sync ").dropFirst())
+        try #require(syncs.count == 3)
+        #expect(syncs[0].contains("sections: 30 inserted, 0 deleted; posts: 500 inserted, 0 deleted, 0 moved, 0 updated"))
+        // newsroom-2: 50 new, 50 gone (two whole days), 15 retitled, 5 moved to another day.
+        #expect(syncs[1].contains("sections: 1 inserted, 2 deleted; posts: 50 inserted, 50 deleted, 5 moved, 15 updated"))
+        #expect(syncs[1].contains("batch deleteSections [28, 29]"))
+        #expect(syncs[2].contains("no change: nothing reported"))
+        #expect(run.output.components(separatedBy: "batch valid by UIKit's rules").count == 3)
+    }
+
+    @Test func feedReaderCoalescesUnderASlowList() throws {
+        let run = try ProgramRun(program: "FeedReader", arguments: ["sync", feeds + "newsroom-1.xml", feeds + "newsroom-2.xml", "--simulate-ui"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output.components(separatedBy: "final list equals a fresh fetch: yes").count == 3)
+        #expect(run.output.components(separatedBy: "every batch valid by UIKit's rules: yes").count == 3)
+        // newsroom-1 is written in 50 transactions; the list takes far fewer changes.
+        let line = try #require(run.output.split(separator: "\n").first { $0.contains("changes delivered, covering 50 commits") })
+        let delivered = Int(line.split(separator: " ").first { Int($0) != nil } ?? "") ?? 50
+        #expect(delivered < 50)
+    }
+
+    @Test func feedReaderExplainsABadFile() throws {
+        let run = try ProgramRun(program: "FeedReader", arguments: ["sync", "Package.swift"])
+        #expect(run.status != 0)
+        #expect(run.error.contains("Package.swift"))
+    }
+
+    @Test func addressBookFlipsMovesAndDeletesSections() throws {
+        let run = try ProgramRun(program: "AddressBook", arguments: [])
+        #expect(run.status == 0, "\(run.error)")
+        let steps = Array(run.output.components(separatedBy: "── ").dropFirst())
+        try #require(steps.count == 6)
+        #expect(steps[1].contains("Flip the sort to Z→A") && steps[1].contains("section delete"))
+        #expect(steps[3].contains("move 'c3' from [1,1] to [4,0]") && steps[3].contains("section insert 4 'M'"))
+        #expect(steps[4].contains("section delete 0 'D'") && steps[4].contains("deleteSections [0]"))
+        #expect(steps[5].contains("(no change reported)"))
+        #expect(run.output.components(separatedBy: "valid\n").count == 6)
+    }
+
+    @Test func boardShowsTheMultiSectionCase() throws {
+        let run = try ProgramRun(program: "Board", arguments: [])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output.contains("section delete 2 'c-review'"))
+        #expect(run.output.contains("section insert 4 'f-shipped'"))
+        #expect(run.output.contains("deleteItems [1,2] [3,0]"))
+        #expect(run.output.contains("update 'k01' from [0,3] to [0,3]"))
+    }
+
+    @Test func contentLoadingDeliversOnlyToTheRightRows() throws {
+        for seed in ["1", "7"] {
+            let run = try ProgramRun(program: "ContentLoading", arguments: ["--seed", seed])
+            #expect(run.status == 0, "\(run.output.suffix(500))")
+            #expect(run.output.contains("verified: every delivery landed on the row showing that photo"))
+        }
+        // The classic bug, painting on the row where the load started, is caught.
+        #expect(try ProgramRun(program: "ContentLoading", arguments: ["--naive"]).status == 1)
+    }
+
+    @Test func everyExampleHasHelp() throws {
+        for program in ["FeedReader", "AddressBook", "Board", "ContentLoading", "roster"] {
+            let run = try ProgramRun(program: program, arguments: ["--help"])
+            #expect(run.status == 0, "\(program) --help")
+            #expect(run.output.uppercased().contains("USAGE"), "\(program) --help")
+        }
+    }
+}
