@@ -43,48 +43,54 @@ func longestIncreasingSubsequenceMembers(_ values: [Int]) -> [Bool] {
     return isMember
 }
 
-/// Marks a longest strictly increasing subsequence of `values` that, among all the
-/// longest ones, holds as many `preferred` values as it can.
+/// Marks the increasing subsequence of `values` with the greatest total weight, weights
+/// compared as (count, preferred) pairs; among several, the one that keeps the earliest
+/// elements.
 ///
-/// The diff uses it so that, when several sets of moves are equally small, the objects
-/// that stay in place are the ones whose values did not change: an edited row that sorts
-/// elsewhere is the one reported as moving, as a person reading the list would say.
+/// The diff uses it so that moves are as few as possible and, among equally few, edited
+/// items move rather than unchanged ones. Because the choice depends only on which
+/// elements are kept, a caller may merge runs of elements that are consecutive in both
+/// orders into one weighted element (the incremental live query does, for untouched
+/// rows) and get the same answer.
 ///
 /// - Parameters:
 ///   - values: Distinct non-negative integers (new positions listed in old order).
-///   - preferred: One flag per value.
-/// - Returns: One flag per value, true for the values in the subsequence.
-/// - Complexity: O(*n* log *m*) time for *n* values below *m*, with a Fenwick tree of maxima.
-func longestIncreasingSubsequenceMembers(_ values: [Int], preferring preferred: [Bool]) -> [Bool] {
+///   - weights: One (count, preferred) pair per value.
+/// - Returns: One flag per value, true for the values kept.
+/// - Complexity: O(*n* log *m*) for *n* values below *m*, with a Fenwick tree of maxima.
+package func heaviestIncreasingSubsequenceMembers(_ values: [Int], weights: [(count: Int, preferred: Int)]) -> [Bool] {
     guard let largest = values.max() else { return [] }
-    // tree[i]: the best (length, preferred count, end index) of a run ending on a value in i's range.
-    typealias Best = (length: Int, preferred: Int, end: Int)
-    var tree = [Best](repeating: (0, 0, -1), count: largest + 2)
-    func better(_ a: Best, _ b: Best) -> Bool { (a.length, a.preferred) > (b.length, b.preferred) }
-    var predecessor = [Int](repeating: -1, count: values.count)
-    var overall: Best = (0, 0, -1)
-    for (index, value) in values.enumerated() {
-        // The best run ending on a value below `value`.
-        var best: Best = (0, 0, -1)
-        var position = value  // Fenwick positions are 1-based: values 0..<value live at 1...value.
+    typealias Weight = (count: Int, preferred: Int)
+    func isHeavier(_ a: Weight, _ b: Weight) -> Bool { (a.count, a.preferred) > (b.count, b.preferred) }
+    // tree over reversed values: position p holds the best chain starting at a value >= largest - p + 1.
+    var tree = [Weight](repeating: (0, 0), count: largest + 2)
+    var bestStart = [Weight](repeating: (0, 0), count: values.count)
+    var best: Weight = (0, 0)
+    for index in values.indices.reversed() {
+        // The best chain that starts after `index` on a larger value.
+        var found: Weight = (0, 0)
+        var position = largest - values[index]  // values above v[index] map to 1...largest - v
         while position > 0 {
-            if better(tree[position], best) { best = tree[position] }
+            if isHeavier(tree[position], found) { found = tree[position] }
             position -= position & -position
         }
-        let candidate: Best = (best.length + 1, best.preferred + (preferred[index] ? 1 : 0), index)
-        predecessor[index] = best.end
-        if better(candidate, overall) { overall = candidate }
-        position = value + 1
+        let chain: Weight = (found.count + weights[index].count, found.preferred + weights[index].preferred)
+        bestStart[index] = chain
+        if isHeavier(chain, best) { best = chain }
+        position = largest - values[index] + 1
         while position < tree.count {
-            if better(candidate, tree[position]) { tree[position] = candidate }
+            if isHeavier(chain, tree[position]) { tree[position] = chain }
             position += position & -position
         }
     }
     var isMember = [Bool](repeating: false, count: values.count)
-    var cursor = overall.end
-    while cursor >= 0 {
-        isMember[cursor] = true
-        cursor = predecessor[cursor]
+    var remaining = best
+    var last = -1
+    for index in values.indices where remaining.count > 0 {
+        guard values[index] > last, bestStart[index] == remaining else { continue }
+        isMember[index] = true
+        remaining = (remaining.count - weights[index].count, remaining.preferred - weights[index].preferred)
+        last = values[index]
     }
     return isMember
 }

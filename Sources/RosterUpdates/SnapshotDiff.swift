@@ -117,8 +117,8 @@ public enum SnapshotDiff {
                 }
             }
             // Among equally few moves, keep unchanged items in place and move edited ones.
-            let staysInOrder = longestIncreasingSubsequenceMembers(
-                candidateNewItemIndexes, preferring: inPlaceCandidates.map { !isUpdated($0) })
+            let staysInOrder = heaviestIncreasingSubsequenceMembers(
+                candidateNewItemIndexes, weights: inPlaceCandidates.map { (1, isUpdated($0) ? 0 : 1) })
             for (item, isInOrder) in zip(inPlaceCandidates, staysInOrder) where !isInOrder {
                 moved.insert(item)
             }

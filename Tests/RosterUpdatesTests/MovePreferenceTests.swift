@@ -22,17 +22,35 @@ struct MovePreferenceTests {
         #expect(group.objectChanges.filter { $0.type == .move }.map(\.item) == ["c"])
     }
 
-    @Test func weightedSubsequenceIsLongestThenMostPreferredOnEveryPermutationOfFive() {
+    @Test func heaviestSubsequenceMatchesBruteForceOnEveryPermutationOfFive() {
         var random = SplitMix64(seed: 11)
         for permutation in permutations(Array(0..<5)) {
-            let preferred = permutation.map { _ in Bool.random(using: &random) }
-            let members = longestIncreasingSubsequenceMembers(permutation, preferring: preferred)
-            let chosen = permutation.indices.filter { members[$0] }
-            #expect(zip(chosen, chosen.dropFirst()).allSatisfy { permutation[$0] < permutation[$1] })
-            #expect(chosen.count == longestIncreasingLength(permutation))
-            let bestPreferred = bestPreferredCount(permutation, preferred, length: chosen.count)
-            #expect(chosen.filter { preferred[$0] }.count == bestPreferred, "\(permutation) \(preferred)")
+            for _ in 0..<3 {
+                let weights = permutation.map { _ in (count: Int.random(in: 1...3, using: &random), preferred: Int.random(in: 0...1, using: &random)) }
+                let members = heaviestIncreasingSubsequenceMembers(permutation, weights: weights)
+                let chosen = permutation.indices.filter { members[$0] }
+                #expect(chosen == bruteForceChoice(permutation, weights), "\(permutation) \(weights)")
+            }
         }
+    }
+
+    /// By brute force over every subset: the heaviest increasing one, weights compared as
+    /// (count, preferred); of those, the one keeping the earliest positions.
+    private func bruteForceChoice(_ values: [Int], _ weights: [(count: Int, preferred: Int)]) -> [Int] {
+        var best: (weight: (Int, Int), chosen: [Int])?
+        for mask in 0..<(1 << values.count) {
+            let chosen = values.indices.filter { mask & (1 << $0) != 0 }
+            guard zip(chosen, chosen.dropFirst()).allSatisfy({ values[$0] < values[$1] }) else { continue }
+            let weight = chosen.reduce((0, 0)) { ($0.0 + weights[$1].count, $0.1 + weights[$1].preferred) }
+            if let current = best {
+                if weight > current.weight || (weight == current.weight && chosen.lexicographicallyPrecedes(current.chosen)) {
+                    best = (weight, chosen)
+                }
+            } else {
+                best = (weight, chosen)
+            }
+        }
+        return best?.chosen ?? []
     }
 
     private func permutations(_ items: [Int]) -> [[Int]] {
@@ -44,14 +62,4 @@ struct MovePreferenceTests {
         }
     }
 
-    /// By brute force over every subset: the most preferred values an increasing run of `length` can hold.
-    private func bestPreferredCount(_ values: [Int], _ preferred: [Bool], length: Int) -> Int {
-        var best = -1
-        for mask in 0..<(1 << values.count) {
-            let chosen = values.indices.filter { mask & (1 << $0) != 0 }
-            guard chosen.count == length, zip(chosen, chosen.dropFirst()).allSatisfy({ values[$0] < values[$1] }) else { continue }
-            best = max(best, chosen.filter { preferred[$0] }.count)
-        }
-        return best
-    }
 }
