@@ -31,8 +31,14 @@ final class RandomWorld {
     final class Watcher {
         let controller: ResultsController
         let recorder = GroupRecorder()
+        /// The same query on the simple engine (re-fetch and diff): a cross-check.
+        let twin: ResultsController
+        let twinRecorder = GroupRecorder()
         var snapshot: [Section<Value, Value>] = []
-        init(controller: ResultsController) { self.controller = controller }
+        init(controller: ResultsController, twin: ResultsController) {
+            self.controller = controller
+            self.twin = twin
+        }
     }
 
     init(random: inout SeededRandom) throws {
@@ -49,10 +55,14 @@ final class RandomWorld {
         for _ in 0..<40 { try? store.insert("T", randomValues(&random, key: randomKey(&random))) }
         table = try readTable()
         for _ in 0..<Int.random(in: 1...3, using: &random) {
-            let controller = try ResultsController(store: store, request: randomRequest(&random))
-            let watcher = Watcher(controller: controller)
+            let request = try randomRequest(&random)
+            let controller = try ResultsController(store: store, request: request)
+            let twin = try ResultsController(store: store, request: request, engine: .refetchAndDiff)
+            let watcher = Watcher(controller: controller, twin: twin)
             controller.delegate = watcher.recorder
+            twin.delegate = watcher.twinRecorder
             try controller.performFetch()
+            try twin.performFetch()
             watcher.snapshot = controller.snapshot
             try checkFresh(watcher, context: "initial fetch")
             watchers.append(watcher)
@@ -212,10 +222,14 @@ final class RandomWorld {
         case 8:
             let watcher = watchers.randomElement(using: &random)!
             let section = watcher.controller.request.sectionAttribute
-            try watcher.controller.setSortKeys(randomSort(&random, section: section))
+            let sort = randomSort(&random, section: section)
+            try watcher.controller.setSortKeys(sort)
+            try watcher.twin.setSortKeys(sort)
         case 9:
             let watcher = watchers.randomElement(using: &random)!
-            try watcher.controller.setPredicate(QueryPredicate(format: randomPredicate(&random), arguments: []))
+            let predicate = try QueryPredicate(format: randomPredicate(&random), arguments: [])
+            try watcher.controller.setPredicate(predicate)
+            try watcher.twin.setPredicate(predicate)
         default:
             // A bulk change in one statement.
             try? store.execute("UPDATE T SET \(entity.attributes[1].name) = NULL WHERE k IN (SELECT k FROM T ORDER BY random() LIMIT 5)")
@@ -264,6 +278,9 @@ final class RandomWorld {
         let old = watcher.snapshot
         let new = watcher.controller.snapshot
         let groups = watcher.recorder.takeGroups()
+        let twinGroups = watcher.twinRecorder.takeGroups()
+        #expect(groups == twinGroups, "\(context): the incremental engine and re-fetch-and-diff disagree for \(watcher.controller.request.predicate)")
+        #expect(watcher.controller.snapshot == watcher.twin.snapshot, "\(context): the engines hold different results")
         #expect(watcher.recorder.callbackOrderProblems.isEmpty, "\(context): \(watcher.recorder.callbackOrderProblems)")
         #expect(groups.count <= 1, "\(context): one step gave \(groups.count) groups")
         try checkFresh(watcher, context: context)

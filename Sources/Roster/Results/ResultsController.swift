@@ -15,11 +15,15 @@ import RosterUpdates
 /// ``ResultsControllerDelegate`` for when callbacks arrive. Keep a strong reference to the
 /// controller: the store does not retain it, and a released controller reports nothing.
 /// To consume changes on another actor than the writer's, use ``LiveResults``.
+///
+/// A commit that touches *k* rows costs O(*k* log *n*) to report (``ResultsEngineKind``).
 public final class ResultsController {
     /// The store the controller watches.
     public let store: Store
     /// The request whose results the controller shows.
     public private(set) var request: FetchRequest
+    /// How the results are kept current.
+    public let engineKind: ResultsEngineKind
     /// Receives the changes; not retained.
     public weak var delegate: (any ResultsControllerDelegate)?
     /// The last group of changes reported, as events; nil before the first change.
@@ -27,28 +31,47 @@ public final class ResultsController {
     /// Whether ``performFetch()`` has run.
     public private(set) var hasFetched = false
 
-    var state: ResultsState
+    var engine: any ResultsEngine
+    /// Edits the user already made on screen, for the next change.
+    var pendingUserEdits: [UserEdit] = []
+    /// Commits touching more rows than this share of the results are worked out by
+    /// diffing whole snapshots, which is cheaper there (see Docs/Performance.md).
+    static let bulkShare = 8
 
     /// Creates a controller; call ``performFetch()`` to load the results and start tracking.
     ///
+    /// - Parameter engine: how to keep the results current; the default is incremental.
     /// - Throws: ``StoreError`` when the entity, an attribute or the predicate does not fit.
-    public init(store: Store, request: FetchRequest) throws(StoreError) {
+    public init(store: Store, request: FetchRequest, engine: ResultsEngineKind = .incremental) throws(StoreError) {
         self.store = store
         self.request = request
-        state = ResultsState(query: try BoundQuery(request, entity: store.entity(named: request.entityName)), rows: [])
+        self.engineKind = engine
+        let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
+        self.engine = IncrementalResults(query: query, rows: [])
+        self.engine = makeEngine(query: query, rows: [])
     }
 
     deinit {
         store.removeObserver(self)
     }
 
-    var query: BoundQuery { state.query }
+    var query: BoundQuery { engine.query }
+
+    private func makeEngine(query: BoundQuery, rows: [[Value]]) -> any ResultsEngine {
+        switch engineKind {
+        case .incremental:
+            return IncrementalResults(query: query, rows: rows)
+        case .refetchAndDiff:
+            let store = self.store
+            return RefetchingResults(query: query, rows: rows, refetch: { query in try? store.fetchCommittedRows(query) })
+        }
+    }
 
     /// Loads the results and starts tracking changes. Calls no delegate method.
     ///
     /// - Throws: ``StoreError/database(_:)`` when the query fails.
     public func performFetch() throws(StoreError) {
-        state = ResultsState(query: state.query, rows: try store.fetchCommittedRows(state.query))
+        engine = makeEngine(query: engine.query, rows: try store.fetchCommittedRows(engine.query))
         if !hasFetched {
             hasFetched = true
             store.addObserver(self)
@@ -83,12 +106,40 @@ public final class ResultsController {
         let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
         guard hasFetched else {
             self.request = request
-            state = ResultsState(query: query, rows: [])
+            engine = makeEngine(query: query, rows: [])
             return
         }
         let rows = try store.fetchCommittedRows(query)
         self.request = request
-        report(state.replace(query: query, rows: rows))
+        replaceResults(query: query, rows: rows)
+    }
+
+    /// Swaps in new results and reports the difference by diffing whole snapshots.
+    func replaceResults(query: BoundQuery, rows: [[Value]]) {
+        var old = engine.snapshot
+        for edit in pendingUserEdits { edit.apply(to: &old) }
+        pendingUserEdits = []
+        let previous = engine
+        engine = makeEngine(query: query, rows: rows)
+        let keyIndex = query.entity.keyIndex
+        var updated: Set<Value> = []
+        for row in rows {
+            if let before = previous.row(forKey: row[keyIndex]), before != row { updated.insert(row[keyIndex]) }
+        }
+        report(diff(from: old, previous: previous, updated: updated))
+    }
+
+    private func diff(from old: [Section<Value, Value>], previous: any ResultsEngine, updated: Set<Value>) -> IncrementalChange? {
+        let group = SnapshotDiff.changes(from: old, to: engine.snapshot, isUpdated: { updated.contains($0) })
+        guard !group.isEmpty else { return nil }
+        var change = IncrementalChange(group: group)
+        for object in group.objectChanges where object.type == .delete {
+            change.removedRows[object.item] = previous.row(forKey: object.item)
+        }
+        for section in group.sectionChanges where section.type == .delete {
+            change.oldSectionCounts[section.index] = old[section.index].items.count
+        }
+        return change
     }
 
     /// Writes a change the user already made on screen without hearing it back.
@@ -106,44 +157,66 @@ public final class ResultsController {
     ///
     /// - Throws: what `write` throws; the edits are then forgotten.
     public func performUserDrivenChange(_ edits: [UserEdit], write: () throws -> Void) rethrows {
-        state.pendingUserEdits = edits
-        defer { state.pendingUserEdits = [] }
+        pendingUserEdits = edits
+        defer { pendingUserEdits = [] }
         try write()
     }
 }
 
 extension ResultsController: StoreObserver {
-    var observedEntityName: String { state.query.entity.name }
+    var observedEntityName: String { engine.query.entity.name }
 
     /// Applies the current rows of the keys a commit touched, and reports the difference.
     func storeDidCommit(_ changes: CommittedChanges) {
         guard hasFetched else { return }
         if changes.needsResync {
             // The log was pruned past what this query read: re-fetch and diff.
-            if let rows = try? store.fetchCommittedRows(state.query) {
-                report(state.replace(query: state.query, rows: rows))
-            }
+            if let rows = try? store.fetchCommittedRows(engine.query) { replaceResults(query: engine.query, rows: rows) }
             return
         }
-        let touched = changes.rowsByEntity[state.query.entity.name] ?? [:]
-        guard !touched.isEmpty || !state.pendingUserEdits.isEmpty else { return }
-        report(state.apply(touched: touched))
+        let touched = changes.rowsByEntity[engine.query.entity.name] ?? [:]
+        guard !touched.isEmpty || !pendingUserEdits.isEmpty else { return }
+        if pendingUserEdits.isEmpty && touched.count * Self.bulkShare <= max(engine.count, 64) {
+            report(engine.apply(touched: touched))
+            return
+        }
+        // User edits to start from, or a bulk change: diff whole snapshots.
+        var old = engine.snapshot
+        for edit in pendingUserEdits { edit.apply(to: &old) }
+        pendingUserEdits = []
+        var oldRows: [Value: [Value]] = [:]
+        for key in touched.keys { oldRows[key] = engine.row(forKey: key) }
+        let change = engine.apply(touched: touched)
+        var updated: Set<Value> = []
+        for (key, before) in oldRows {
+            if let after = engine.row(forKey: key), after != before { updated.insert(key) }
+        }
+        let group = SnapshotDiff.changes(from: old, to: engine.snapshot, isUpdated: { updated.contains($0) })
+        guard !group.isEmpty else { return }
+        var full = IncrementalChange(group: group, removedRows: change?.removedRows ?? [:])
+        for object in group.objectChanges where object.type == .delete && full.removedRows[object.item] == nil {
+            full.removedRows[object.item] = oldRows[object.item]
+        }
+        for section in group.sectionChanges where section.type == .delete {
+            full.oldSectionCounts[section.index] = old[section.index].items.count
+        }
+        report(full)
     }
 
     /// Tells the delegate about a change.
-    func report(_ delta: ResultsDelta?) {
-        guard let delta else { return }
-        let group = delta.group
+    func report(_ change: IncrementalChange?) {
+        guard let change else { return }
+        let group = change.group
         lastChange = group
         guard let delegate else { return }
         delegate.controllerWillChangeContent(self)
-        for change in group.sectionChanges {
-            let count = change.type == .delete ? delta.oldSnapshot[change.index].items.count : numberOfObjects(inSection: change.index)
-            delegate.controller(self, didChange: SectionInfo(name: change.section, numberOfObjects: count), atSectionIndex: change.index, for: change.type)
+        for section in group.sectionChanges {
+            let count = section.type == .delete ? change.oldSectionCounts[section.index] ?? 0 : numberOfObjects(inSection: section.index)
+            delegate.controller(self, didChange: SectionInfo(name: section.section, numberOfObjects: count), atSectionIndex: section.index, for: section.type)
         }
-        for change in group.objectChanges {
-            let values = (change.type == .delete ? delta.removedRows[change.item] : state.rowByKey[change.item]) ?? []
-            delegate.controller(self, didChange: Object(entity: state.query.entity, values: values), at: change.from, for: change.type, newIndexPath: change.to)
+        for object in group.objectChanges {
+            let values = (object.type == .delete ? change.removedRows[object.item] : engine.row(forKey: object.item)) ?? []
+            delegate.controller(self, didChange: Object(entity: engine.query.entity, values: values), at: object.from, for: object.type, newIndexPath: object.to)
         }
         delegate.controllerDidChangeContent(self)
     }

@@ -1,0 +1,63 @@
+import RosterUpdates
+
+/// How a ``ResultsController`` keeps its results current.
+public enum ResultsEngineKind: Sendable, Hashable {
+    /// Keep the results in an order-statistic tree and work out each commit's change from
+    /// the rows it touched: O(k log n) for k touched rows. The default.
+    case incremental
+    /// Re-run the query after every commit that touches the entity and diff the old
+    /// results against the new ones: O(n log n) per commit. The simple path, kept as a
+    /// cross-check; it reports exactly the same changes.
+    case refetchAndDiff
+}
+
+/// The results behind a ``ResultsController``, whichever way they are kept.
+protocol ResultsEngine: AnyObject {
+    var query: BoundQuery { get }
+    var count: Int { get }
+    var numberOfSections: Int { get }
+    var snapshot: [Section<Value, Value>] { get }
+    var rows: [[Value]] { get }
+    func sectionName(_ index: Int) -> Value
+    func sectionRange(_ index: Int) -> Range<Int>
+    func row(atRank rank: Int) -> [Value]
+    func row(forKey key: Value) -> [Value]?
+    func indexPath(for key: Value) -> IndexPath?
+    /// Applies the current rows of touched keys; the change, or nil when nothing changed.
+    func apply(touched: [Value: [Value]?]) -> IncrementalChange?
+}
+
+extension IncrementalResults: ResultsEngine {}
+
+/// The simple engine: a sorted array of rows, re-fetched and diffed.
+final class RefetchingResults: ResultsEngine {
+    private(set) var state: ResultsState
+    /// Re-runs the query; set by the controller.
+    let refetch: (BoundQuery) -> [[Value]]?
+
+    init(query: BoundQuery, rows: [[Value]], refetch: @escaping (BoundQuery) -> [[Value]]?) {
+        state = ResultsState(query: query, rows: rows)
+        self.refetch = refetch
+    }
+
+    var query: BoundQuery { state.query }
+    var count: Int { state.rows.count }
+    var numberOfSections: Int { state.sectionStarts.count }
+    var snapshot: [Section<Value, Value>] { state.snapshot }
+    var rows: [[Value]] { state.rows }
+    func sectionName(_ index: Int) -> Value { state.sectionStarts[index].name }
+    func sectionRange(_ index: Int) -> Range<Int> { state.sectionRange(index) }
+    func row(atRank rank: Int) -> [Value] { state.rows[rank] }
+    func row(forKey key: Value) -> [Value]? { state.rowByKey[key] }
+    func indexPath(for key: Value) -> IndexPath? { state.indexPath(for: key) }
+
+    func apply(touched: [Value: [Value]?]) -> IncrementalChange? {
+        guard let rows = refetch(state.query) else { return nil }
+        guard let delta = state.replace(query: state.query, rows: rows) else { return nil }
+        var change = IncrementalChange(group: delta.group, removedRows: delta.removedRows)
+        for section in delta.group.sectionChanges where section.type == .delete {
+            change.oldSectionCounts[section.index] = delta.oldSnapshot[section.index].items.count
+        }
+        return change
+    }
+}
