@@ -2,11 +2,14 @@ import RosterUpdates
 
 extension IncrementalResults {
     /// What a commit did to one key, as this query sees it.
-    private struct Touch {
+    struct Touch {
         let key: Value
-        let oldRow: [Value]?
+        /// The section the row was in, if it was in the results.
+        let oldName: Value?
+        /// The row now, if it is in the results.
         let newRow: [Value]?
-        var oldName: Value? { nil }
+        /// The section the row is in now, if it is in the results.
+        let newName: Value?
     }
 
     /// Applies the current rows of the keys a commit touched and returns the change, in
@@ -14,33 +17,39 @@ extension IncrementalResults {
     func apply(touched: [Value: [Value]?]) -> IncrementalChange? {
         var touches: [Touch] = []
         for (key, current) in touched {
-            let oldRow = row(forKey: key)
+            let oldID = arena.idByKey[key]
             let newRow = current.flatMap { query.predicate.evaluate($0) ? $0 : nil }
-            if oldRow != newRow { touches.append(Touch(key: key, oldRow: oldRow, newRow: newRow)) }
+            if let oldID, let newRow, arena.fingerprints[Int(oldID)] == Arena.fingerprint(newRow), arena.compare(oldID, newRow) == 0 {
+                continue  // written, but every value is as it was
+            }
+            if oldID == nil && newRow == nil { continue }
+            touches.append(Touch(key: key, oldName: oldID.map { arena.sectionName($0) },
+                                 newRow: newRow, newName: newRow.map { query.sectionName(of: $0) }))
         }
         guard !touches.isEmpty else { return nil }
-        // Deterministic order, whatever the dictionary's.
-        touches.sort { query.sort.compare($0.oldRow ?? $0.newRow!, $1.oldRow ?? $1.newRow!) < 0 }
+        touches.sort { Value.compare($0.key, $1.key) < 0 }  // a fixed order, whatever the dictionary's
 
-        // 1. Before any change: old ranks, paths and section geometry.
+        // 1. Before any change: old ranks, paths and section geometry, and deleted rows.
         var old: [Value: (rank: Int, path: IndexPath)] = [:]
         var before = SectionGeometry()
+        var removedRows: [Value: [Value]] = [:]
         for touch in touches {
-            if let row = touch.oldRow { before.record(query.sectionName(of: row), from: self) }
-            if let row = touch.newRow { before.record(query.sectionName(of: row), from: self) }
+            if let name = touch.oldName { before.record(name, from: self) }
+            if let name = touch.newName { before.record(name, from: self) }
         }
-        for touch in touches {
-            guard touch.oldRow != nil, let rank = rank(ofKey: touch.key) else { continue }
+        for touch in touches where touch.oldName != nil {
+            guard let rank = rank(ofKey: touch.key) else { continue }
             old[touch.key] = (rank, indexPath(ofRank: rank))
+            if touch.newRow == nil { removedRows[touch.key] = cache.row(forKey: touch.key) ?? arena.partialRow(Int(arena.idByKey[touch.key]!)) }
         }
 
         // 2. Change the tree and the arena.
         for touch in touches {
-            if let oldRow = touch.oldRow, let newRow = touch.newRow, query.sort.compare(oldRow, newRow) == 0 {
+            if let id = arena.idByKey[touch.key], let newRow = touch.newRow, arena.compare(id, newRow) == 0 {
                 replaceInPlace(key: touch.key, with: newRow)
             } else {
-                if touch.oldRow != nil { remove(key: touch.key) }
-                if let newRow = touch.newRow { insert(newRow, key: touch.key) }
+                if touch.oldName != nil { remove(key: touch.key) }
+                if let newRow = touch.newRow { insert(newRow) }
             }
         }
 
@@ -48,8 +57,8 @@ extension IncrementalResults {
         var new: [Value: (rank: Int, path: IndexPath)] = [:]
         var after = SectionGeometry()
         for name in before.names { after.record(name, from: self) }
-        for touch in touches {
-            guard touch.newRow != nil, let rank = rank(ofKey: touch.key) else { continue }
+        for touch in touches where touch.newRow != nil {
+            guard let rank = rank(ofKey: touch.key) else { continue }
             new[touch.key] = (rank, indexPath(ofRank: rank))
         }
 
@@ -69,16 +78,15 @@ extension IncrementalResults {
         var moves: [ObjectChange<Value>] = []
         var updates: [ObjectChange<Value>] = []
         var staying: [Value: [Touch]] = [:]  // same-section candidates, by section
+        change.removedRows = removedRows
         for touch in touches {
-            switch (touch.oldRow, touch.newRow) {
+            switch (touch.oldName, touch.newName) {
             case (nil, .some):
                 inserts.append(ObjectChange(type: .insert, item: touch.key, from: nil, to: new[touch.key]!.path))
-            case (.some(let row), nil):
+            case (.some, nil):
                 deletes.append(ObjectChange(type: .delete, item: touch.key, from: old[touch.key]!.path, to: nil))
-                change.removedRows[touch.key] = row
-            case let (.some(oldRow), .some(newRow)):
-                let oldName = query.sectionName(of: oldRow)
-                if oldName != query.sectionName(of: newRow) {
+            case let (.some(oldName), .some(newName)):
+                if oldName != newName {
                     moves.append(ObjectChange(type: .move, item: touch.key, from: old[touch.key]!.path, to: new[touch.key]!.path))
                 } else {
                     staying[oldName, default: []].append(touch)
@@ -118,12 +126,10 @@ extension IncrementalResults {
         let newStart = after.start[name]!
         // Ranks within the section of every touched row that was (or is) in it.
         let oldTouched = touches.compactMap { touch -> Int? in
-            guard let row = touch.oldRow, query.sectionName(of: row) == name else { return nil }
-            return old[touch.key]!.rank - oldStart
+            touch.oldName == name ? old[touch.key]!.rank - oldStart : nil
         }.sorted()
         let newTouched = touches.compactMap { touch -> Int? in
-            guard let row = touch.newRow, query.sectionName(of: row) == name else { return nil }
-            return new[touch.key]!.rank - newStart
+            touch.newName == name ? new[touch.key]!.rank - newStart : nil
         }.sorted()
         let untouchedCount = before.count[name, default: 0] - oldTouched.count
         // How many untouched rows come before a touched row at `rank`.
@@ -169,7 +175,7 @@ extension IncrementalResults {
                 for untouched in block {
                     let oldRank = rankOfUntouched(untouched, touched: oldTouched)
                     let newRank = rankOfUntouched(untouched, touched: newTouched)
-                    let key = query.key(of: row(atRank: newStart + newRank))
+                    let key = self.key(atRank: newStart + newRank)
                     moved[key] = (IndexPath(item: oldRank, section: oldSection), IndexPath(item: newRank, section: newSection))
                 }
             }

@@ -4,60 +4,38 @@ import RosterUpdates
 /// *k* rows costs O(*k* log *n*) — the positions, the sections and the moves — however
 /// many rows the results hold.
 ///
-/// Rows live in an arena and are named by small integer ids; the tree orders ids by the
-/// query's sort (which ends with the key, so no two rows tie). A second tree holds the
-/// section names in order. A row's index path is found from its rank: its section is the
-/// section name's rank among the names, its item the rank minus where the section starts
-/// (found with a probe that sorts before every row of the section).
+/// Only what ordering needs stays in memory: each row's key, its sort values and a
+/// fingerprint of all its values (to tell an update from a no-op), in an arena indexed by
+/// small integer ids. The tree orders ids by the query's sort (which ends with the key,
+/// so no two rows tie); a second tree holds the section names in order. Whole objects are
+/// loaded on demand, a batch at a time, into a bounded cache (``RowCache``).
 ///
-/// Which rows move is decided like ``SnapshotDiff`` (as few as possible, edited rows
-/// rather than untouched ones), but only looking at the touched rows and the runs of
-/// untouched rows between them: untouched rows never change order among themselves.
+/// A row's index path comes from its rank: its section is the section name's rank among
+/// the names, its item the rank minus where the section starts (found with a probe that
+/// sorts before every row of the section). Which rows move is decided like
+/// ``SnapshotDiff`` — as few as possible, edited rows rather than untouched ones, the
+/// earliest kept on a tie — looking only at the touched rows and the runs of untouched
+/// rows between them, which never change order among themselves.
 final class IncrementalResults {
     let query: BoundQuery
-    private let arena: Arena
-    private var tree: CountedBTree<Int32>
+    let arena: Arena
+    private(set) var tree: CountedBTree<Int32>
     private var sectionNames: CountedBTree<Value>
     private var sectionCounts: [Value: Int] = [:]
-
-    /// Rows by id, keys to ids, and the probe used to find where a section starts.
-    final class Arena {
-        var rows: [[Value]] = []
-        var idByKey: [Value: Int32] = [:]
-        var freeIDs: [Int32] = []
-        /// The section value the probe id (-1) stands for.
-        var probeSection: Value = .null
-
-        func allocate(_ row: [Value], key: Value) -> Int32 {
-            let id: Int32
-            if let free = freeIDs.popLast() {
-                id = free
-                rows[Int(id)] = row
-            } else {
-                id = Int32(rows.count)
-                rows.append(row)
-            }
-            idByKey[key] = id
-            return id
-        }
-
-        func release(_ id: Int32, key: Value) {
-            idByKey[key] = nil
-            rows[Int(id)] = []
-            freeIDs.append(id)
-        }
-    }
+    let cache: RowCache
 
     static let probeID: Int32 = -1
 
-    init(query: BoundQuery, rows: [[Value]]) {
+    /// - Parameters:
+    ///   - rows: the results in order, complete.
+    ///   - loader: loads complete rows by key, for objects not in the cache.
+    init(query: BoundQuery, rows: [[Value]], loader: @escaping ([Value]) -> [Value: [Value]]) {
         self.query = query
-        let arena = Arena()
+        let arena = Arena(query: query)
         self.arena = arena
-        let sort = query.sort
-        let sectionIndex = query.sectionIndex
-        let sectionAscending = sort.ascending.first ?? true
-        tree = CountedBTree(compare: Self.rowComparator(arena: arena, sort: sort, sectionIndex: sectionIndex))
+        cache = RowCache(capacity: 4_096, loader: loader)
+        let sectionAscending = query.sort.ascending.first ?? true
+        tree = CountedBTree(compare: Self.comparator(arena: arena, query: query))
         sectionNames = CountedBTree(compare: { a, b in
             let order = Value.compare(a, b)
             return sectionAscending ? order : -order
@@ -66,28 +44,31 @@ final class IncrementalResults {
         ids.reserveCapacity(rows.count)
         var names: [Value] = []
         for row in rows {
-            ids.append(arena.allocate(row, key: query.key(of: row)))
+            ids.append(arena.allocate(row))
             let name = query.sectionName(of: row)
             if sectionCounts[name, default: 0] == 0 { names.append(name) }
             sectionCounts[name, default: 0] += 1
         }
+        // The first rows are the ones a list shows first: keep them at hand.
+        for row in rows.prefix(cache.capacity / 2) { cache.store(row, forKey: query.key(of: row)) }
         tree = CountedBTree(sorted: ids, compare: tree.compare)
         sectionNames = CountedBTree(sorted: names, compare: sectionNames.compare)
     }
 
-    private static func rowComparator(arena: Arena, sort: BoundSort, sectionIndex: Int?) -> (Int32, Int32) -> Int {
-        { a, b in
+    private static func comparator(arena: Arena, query: BoundQuery) -> (Int32, Int32) -> Int {
+        let firstAscending = query.sort.ascending.first ?? true
+        let sectioned = query.sectionIndex != nil
+        return { a, b in
             if a == b { return 0 }
             if a == probeID || b == probeID {
                 // The probe sorts before every row of its section and after earlier sections.
-                guard let sectionIndex else { return a == probeID ? -1 : 1 }
+                guard sectioned else { return a == probeID ? -1 : 1 }
                 let other = a == probeID ? b : a
-                var order = Value.compare(arena.probeSection, arena.rows[Int(other)][sectionIndex])
-                if sort.ascending.first == false { order = -order }
-                let probeFirst = order <= 0
-                return (a == probeID) == probeFirst ? -1 : 1
+                var order = Value.compare(arena.probeSection, arena.sectionName(other))
+                if !firstAscending { order = -order }
+                return (a == probeID) == (order <= 0) ? -1 : 1
             }
-            return sort.compare(arena.rows[Int(a)], arena.rows[Int(b)])
+            return arena.compare(a, b)
         }
     }
 
@@ -96,11 +77,31 @@ final class IncrementalResults {
     var count: Int { tree.count }
     var numberOfSections: Int { sectionNames.count }
 
-    /// The rows in order. O(n).
-    var rows: [[Value]] { tree.elements.map { arena.rows[Int($0)] } }
+    /// Every row, in order: loads what the cache lacks. O(n).
+    var rows: [[Value]] {
+        let keys = tree.elements.map { arena.keys[Int($0)] }
+        let loaded = cache.rows(for: keys)
+        return keys.compactMap { loaded[$0] }
+    }
 
-    /// The row with this key, if it is in the results.
-    func row(forKey key: Value) -> [Value]? { arena.idByKey[key].map { arena.rows[Int($0)] } }
+    /// Whether the key is in the results.
+    func contains(_ key: Value) -> Bool { arena.idByKey[key] != nil }
+
+    /// The complete row with this key, if it is in the results.
+    func row(forKey key: Value) -> [Value]? {
+        guard let id = arena.idByKey[key], let rank = tree.rank(of: id) else { return nil }
+        return row(atRank: rank)
+    }
+
+    /// The complete row at a rank; loads it and its neighbours when it is not cached.
+    func row(atRank rank: Int) -> [Value] {
+        let key = arena.keys[Int(tree[rank])]
+        if let row = cache.row(forKey: key) { return row }
+        let window = max(0, rank - RowCache.batchSize / 4)..<min(tree.count, rank + RowCache.batchSize)
+        var keys: [Value] = []
+        tree.forEach(in: window) { keys.append(arena.keys[Int($0)]) }
+        return cache.rows(for: keys)[key] ?? arena.partialRow(Int(tree[rank]))
+    }
 
     /// Where section `name` starts among the rows.
     private func sectionStart(_ name: Value) -> Int {
@@ -112,15 +113,9 @@ final class IncrementalResults {
     /// The index path of the row at `rank`. O(log n).
     func indexPath(ofRank rank: Int) -> IndexPath {
         guard query.sectionIndex != nil else { return IndexPath(item: rank, section: 0) }
-        let name = query.sectionName(of: arena.rows[Int(tree[rank])])
+        let name = arena.sectionName(tree[rank])
         let section = sectionNames.rank(of: name) ?? 0
         return IndexPath(item: rank - sectionStart(name), section: section)
-    }
-
-    /// The rank of the row at an index path. O(log n).
-    func rank(of indexPath: IndexPath) -> Int {
-        guard query.sectionIndex != nil else { return indexPath.item }
-        return sectionStart(sectionNames[indexPath.section]) + indexPath.item
     }
 
     /// The range of ranks of section `index`.
@@ -134,14 +129,19 @@ final class IncrementalResults {
     /// The name of section `index`.
     func sectionName(_ index: Int) -> Value { sectionNames[index] }
 
-    /// The row at a rank.
-    func row(atRank rank: Int) -> [Value] { arena.rows[Int(tree[rank])] }
-
     /// The index path of the row with this key. O(log n).
     func indexPath(for key: Value) -> IndexPath? {
-        guard let id = arena.idByKey[key], let rank = tree.rank(of: id) else { return nil }
+        guard let rank = rank(ofKey: key) else { return nil }
         return indexPath(ofRank: rank)
     }
+
+    /// The rank of the row with this key. O(log n).
+    func rank(ofKey key: Value) -> Int? {
+        arena.idByKey[key].flatMap { tree.rank(of: $0) }
+    }
+
+    /// The key of the row at a rank. O(log n).
+    func key(atRank rank: Int) -> Value { arena.keys[Int(tree[rank])] }
 
     /// The results as sections of keys. O(n).
     var snapshot: [Section<Value, Value>] {
@@ -150,25 +150,19 @@ final class IncrementalResults {
         var current: [Value] = []
         var currentName: Value?
         tree.forEach(in: 0..<tree.count) { id in
-            let row = arena.rows[Int(id)]
-            let name = query.sectionName(of: row)
+            let name = arena.sectionName(id)
             if currentName != name {
                 if let currentName { sections.append(Section(id: currentName, items: current)) }
                 currentName = name
                 current = []
             }
-            current.append(query.key(of: row))
+            current.append(arena.keys[Int(id)])
         }
         if let currentName { sections.append(Section(id: currentName, items: current)) }
         return sections
     }
-}
 
-extension IncrementalResults {
-    /// The rank of the row with this key.
-    func rank(ofKey key: Value) -> Int? {
-        arena.idByKey[key].flatMap { tree.rank(of: $0) }
-    }
+    // MARK: Changing
 
     /// A section's object count, index (where it is or would be) and start.
     func sectionFacts(_ name: Value) -> (count: Int, index: Int, start: Int) {
@@ -179,15 +173,17 @@ extension IncrementalResults {
     /// Replaces a row whose sort position does not change.
     func replaceInPlace(key: Value, with row: [Value]) {
         guard let id = arena.idByKey[key] else { return }
-        arena.rows[Int(id)] = row
+        arena.fingerprints[Int(id)] = Arena.fingerprint(row)
+        cache.store(row, forKey: key)
     }
 
     /// Removes the row with this key.
     func remove(key: Value) {
         guard let id = arena.idByKey[key] else { return }
-        let name = query.sectionName(of: arena.rows[Int(id)])
+        let name = arena.sectionName(id)
         tree.remove(id)
-        arena.release(id, key: key)
+        arena.release(id)
+        cache.remove(key)
         let remaining = sectionCounts[name, default: 1] - 1
         if remaining == 0 {
             sectionCounts[name] = nil
@@ -198,9 +194,10 @@ extension IncrementalResults {
     }
 
     /// Inserts a row.
-    func insert(_ row: [Value], key: Value) {
-        let id = arena.allocate(row, key: key)
+    func insert(_ row: [Value]) {
+        let id = arena.allocate(row)
         tree.insert(id)
+        cache.store(row, forKey: query.key(of: row))
         let name = query.sectionName(of: row)
         let count = sectionCounts[name, default: 0]
         if count == 0 { sectionNames.insert(name) }

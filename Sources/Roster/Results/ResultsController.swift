@@ -47,7 +47,7 @@ public final class ResultsController {
         self.request = request
         self.engineKind = engine
         let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
-        self.engine = IncrementalResults(query: query, rows: [])
+        self.engine = RefetchingResults(query: query, rows: [], refetch: { _ in nil })
         self.engine = makeEngine(query: query, rows: [])
     }
 
@@ -60,7 +60,10 @@ public final class ResultsController {
     private func makeEngine(query: BoundQuery, rows: [[Value]]) -> any ResultsEngine {
         switch engineKind {
         case .incremental:
-            return IncrementalResults(query: query, rows: rows)
+            // Objects are loaded on demand; a commit's touched rows come with it.
+            return IncrementalResults(query: query, rows: rows, loader: { [weak store] keys in
+                (try? store?.fetchCommittedRows(query.entity, keys: keys)) ?? [:]
+            })
         case .refetchAndDiff:
             let store = self.store
             return RefetchingResults(query: query, rows: rows, refetch: { query in try? store.fetchCommittedRows(query) })

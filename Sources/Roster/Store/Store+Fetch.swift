@@ -16,3 +16,28 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// The committed rows of these keys (those that exist), read on the reading connection.
+    func fetchCommittedRows(_ entity: Entity, keys: [Value]) throws(StoreError) -> [Value: [Value]] {
+        let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
+        var rows: [Value: [Value]] = [:]
+        var start = 0
+        do {
+            while start < keys.count {
+                let chunk = Array(keys[start..<min(start + 500, keys.count)])
+                start += chunk.count
+                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                let statement = try reader.prepare("SELECT \(columns) FROM \(Identifier.quoted(entity.name)) WHERE \(Identifier.quoted(entity.key.name)) IN (\(placeholders))")
+                try statement.bind(chunk)
+                while try statement.step() {
+                    let row = entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) }
+                    rows[row[entity.keyIndex]] = row
+                }
+            }
+        } catch {
+            throw .database(error)
+        }
+        return rows
+    }
+}

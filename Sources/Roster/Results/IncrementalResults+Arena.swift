@@ -1,0 +1,170 @@
+extension IncrementalResults {
+    /// What the engine keeps of each row: its key, its sort values (the key excepted) and a
+    /// fingerprint of all its values, in flat arrays indexed by id.
+    final class Arena {
+        let query: BoundQuery
+        /// For each sort key: where its value is — `nil` for the key itself (read from
+        /// ``keys``), else its offset in a row's slice of ``sortValues``.
+        let slots: [Int?]
+        let width: Int
+        var keys: [Value] = []
+        var sortValues: [Value] = []
+        var fingerprints: [UInt64] = []
+        var idByKey: [Value: Int32] = [:]
+        var freeIDs: [Int32] = []
+        /// The section value the probe id (-1) stands for.
+        var probeSection: Value = .null
+
+        init(query: BoundQuery) {
+            self.query = query
+            var slots: [Int?] = []
+            var width = 0
+            for index in query.sort.attributeIndexes {
+                if index == query.entity.keyIndex {
+                    slots.append(nil)
+                } else {
+                    slots.append(width)
+                    width += 1
+                }
+            }
+            self.slots = slots
+            self.width = width
+        }
+
+        /// A fingerprint of every value of a row: equal rows have equal fingerprints, and
+        /// different rows collide with probability 2⁻⁶⁴.
+        static func fingerprint(_ row: [Value]) -> UInt64 {
+            var hasher = Hasher()
+            for value in row { hasher.combine(value) }
+            return UInt64(bitPattern: Int64(hasher.finalize()))
+        }
+
+        func allocate(_ row: [Value]) -> Int32 {
+            let key = query.key(of: row)
+            let id: Int32
+            if let free = freeIDs.popLast() {
+                id = free
+                keys[Int(id)] = key
+                fingerprints[Int(id)] = Self.fingerprint(row)
+                var offset = Int(id) * width
+                for (position, slot) in slots.enumerated() where slot != nil {
+                    sortValues[offset] = row[query.sort.attributeIndexes[position]]
+                    offset += 1
+                }
+            } else {
+                id = Int32(keys.count)
+                keys.append(key)
+                fingerprints.append(Self.fingerprint(row))
+                for (position, slot) in slots.enumerated() where slot != nil {
+                    sortValues.append(row[query.sort.attributeIndexes[position]])
+                }
+            }
+            idByKey[key] = id
+            return id
+        }
+
+        func release(_ id: Int32) {
+            idByKey[keys[Int(id)]] = nil
+            keys[Int(id)] = .null
+            let offset = Int(id) * width
+            for index in offset..<(offset + width) { sortValues[index] = .null }
+            freeIDs.append(id)
+        }
+
+        /// The value of sort key `position` for row `id`.
+        @inline(__always)
+        func sortValue(_ id: Int32, _ position: Int) -> Value {
+            guard let slot = slots[position] else { return keys[Int(id)] }
+            return sortValues[Int(id) * width + slot]
+        }
+
+        /// The section name of row `id` (the first sort value of a sectioned query).
+        func sectionName(_ id: Int32) -> Value {
+            query.sectionIndex == nil ? .null : sortValue(id, 0)
+        }
+
+        /// Compares two rows by the query's sort.
+        func compare(_ a: Int32, _ b: Int32) -> Int {
+            let ascending = query.sort.ascending
+            for position in slots.indices {
+                let order = Value.compare(sortValue(a, position), sortValue(b, position))
+                if order != 0 { return ascending[position] ? order : -order }
+            }
+            return 0
+        }
+
+        /// Compares row `id` with a complete row.
+        func compare(_ id: Int32, _ row: [Value]) -> Int {
+            let ascending = query.sort.ascending
+            for (position, index) in query.sort.attributeIndexes.enumerated() {
+                let order = Value.compare(sortValue(id, position), row[index])
+                if order != 0 { return ascending[position] ? order : -order }
+            }
+            return 0
+        }
+
+        /// What is known of a row without loading it: its key and sort values, other values null.
+        func partialRow(_ id: Int) -> [Value] {
+            var row = [Value](repeating: .null, count: query.entity.attributes.count)
+            for (position, index) in query.sort.attributeIndexes.enumerated() {
+                row[index] = sortValue(Int32(id), position)
+            }
+            return row
+        }
+    }
+}
+
+/// Complete rows of a live query's results, loaded on demand a batch at a time and kept
+/// within a bound (least recently used out first).
+final class RowCache {
+    /// How many rows one load fetches around the one asked for (like `fetchBatchSize`).
+    static let batchSize = 64
+    let capacity: Int
+    private let loader: ([Value]) -> [Value: [Value]]
+    private var rows: [Value: (row: [Value], used: UInt64)] = [:]
+    private var clock: UInt64 = 0
+
+    init(capacity: Int, loader: @escaping ([Value]) -> [Value: [Value]]) {
+        self.capacity = capacity
+        self.loader = loader
+    }
+
+    func row(forKey key: Value) -> [Value]? {
+        guard let entry = rows[key] else { return nil }
+        clock += 1
+        rows[key] = (entry.row, clock)
+        return entry.row
+    }
+
+    func store(_ row: [Value], forKey key: Value) {
+        clock += 1
+        rows[key] = (row, clock)
+        if rows.count > capacity { evict() }
+    }
+
+    func remove(_ key: Value) { rows[key] = nil }
+
+    /// The rows for these keys: cached ones, and the rest loaded in one go (only the
+    /// last `capacity` of them are kept).
+    func rows(for keys: [Value]) -> [Value: [Value]] {
+        var result: [Value: [Value]] = [:]
+        var missing: [Value] = []
+        for key in keys {
+            if let row = rows[key]?.row { result[key] = row } else { missing.append(key) }
+        }
+        guard !missing.isEmpty else { return result }
+        for (key, row) in loader(missing) {
+            result[key] = row
+        }
+        for key in missing.suffix(capacity) {
+            if let row = result[key] { store(row, forKey: key) }
+        }
+        return result
+    }
+
+    private func evict() {
+        // Drop the older half: amortised O(1) per store.
+        let cutoff = rows.values.map(\.used).sorted()[rows.count / 2]
+        rows = rows.filter { $0.value.used >= cutoff }
+    }
+}

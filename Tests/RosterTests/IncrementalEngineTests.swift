@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+@testable import Roster
+
+@Suite("Incremental engine")
+struct IncrementalEngineTests {
+    func makeStore(rows: Int) throws -> Store {
+        let store = try postStore()
+        try store.execute("""
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows))
+            INSERT INTO Post(id, title, day, rank, score, pinned)
+            SELECT printf('p%05d', i), 'title ' || i, printf('d%02d', i % 7), i % 13, i * 0.5, i % 2 FROM n
+            """)
+        return store
+    }
+
+    func request() -> FetchRequest {
+        FetchRequest(entity: "Post", sortKeys: [SortKey("day", ascending: false), SortKey("rank"), SortKey("id")], sectionAttribute: "day")
+    }
+
+    @Test func objectsFarFromTheTopAreLoadedOnDemandAndExact() throws {
+        let store = try makeStore(rows: 10_000)
+        let controller = try ResultsController(store: store, request: request())
+        try controller.performFetch()
+        let last = controller.numberOfSections - 1
+        let path = IndexPath(item: controller.numberOfObjects(inSection: last) - 1, section: last)
+        let object = controller.object(at: path)
+        #expect(object == (try store.fetch("Post", key: object.key)))
+        #expect(controller.indexPath(for: object.key) == path)
+    }
+
+    @Test func aDeleteOfARowNeverLoadedStillNamesItsKeyAndSortValues() throws {
+        let store = try makeStore(rows: 10_000)
+        let controller = try ResultsController(store: store, request: request())
+        final class Deleted: ResultsControllerDelegate {
+            var objects: [Object] = []
+            func controller(_ controller: ResultsController, didChange object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) {
+                if type == .delete { objects.append(object) }
+            }
+        }
+        let deleted = Deleted()
+        controller.delegate = deleted
+        try controller.performFetch()
+        let lastKey = controller.object(at: IndexPath(item: controller.numberOfObjects(inSection: 6) - 1, section: 6)).key
+        try store.delete("Post", key: "p09999")
+        #expect(deleted.objects.map(\.key) == ["p09999"])
+        #expect(deleted.objects.first?["day"] == "d03")
+        _ = lastKey
+    }
+
+    @Test func rewritingEveryRowUnchangedReportsNothing() throws {
+        let store = try makeStore(rows: 2_000)
+        let controller = try ResultsController(store: store, request: request())
+        let recorder = GroupRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        try store.execute("UPDATE Post SET title = title || '', rank = rank + 0")
+        try store.write {
+            try store.execute("UPDATE Post SET title = 'x' WHERE id = 'p00001'")
+            try store.execute("UPDATE Post SET title = 'title 1' WHERE id = 'p00001'")
+        }
+        #expect(recorder.takeGroups().isEmpty)
+    }
+
+    @Test(arguments: [1, 20, 300, 1_500])
+    func bulkAndSmallChangesAgreeWithRefetchAndDiff(changed: Int) throws {
+        let store = try makeStore(rows: 3_000)
+        let incremental = try ResultsController(store: store, request: request())
+        let simple = try ResultsController(store: store, request: request(), engine: .refetchAndDiff)
+        let a = GroupRecorder(), b = GroupRecorder()
+        incremental.delegate = a
+        simple.delegate = b
+        try incremental.performFetch()
+        try simple.performFetch()
+        try store.execute("""
+            UPDATE Post SET rank = (rank * 7 + 3) % 13, day = CASE WHEN rank % 5 = 0 THEN 'd9' ELSE day END
+            WHERE id IN (SELECT id FROM Post ORDER BY (rowid * 7919) % 3001 LIMIT \(changed))
+            """)
+        try store.execute("DELETE FROM Post WHERE id IN (SELECT id FROM Post ORDER BY (rowid * 104729) % 3001 LIMIT \(changed / 3))")
+        let groupsA = a.takeGroups(), groupsB = b.takeGroups()
+        #expect(groupsA == groupsB)
+        #expect(groupsA.count == (changed >= 3 ? 2 : 1))
+        #expect(incremental.snapshot == simple.snapshot)
+    }
+}
