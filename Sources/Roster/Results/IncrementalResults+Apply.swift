@@ -17,7 +17,7 @@ extension IncrementalResults {
     func apply(touched: [Value: [Value]?]) -> IncrementalChange? {
         var touches: [Touch] = []
         for (key, current) in touched {
-            let oldID = arena.idByKey[key]
+            let oldID = arena.id(forKey: key)
             let newRow = current.flatMap { query.predicate.evaluate($0) ? $0 : nil }
             if let oldID, let newRow, arena.fingerprints[Int(oldID)] == Arena.fingerprint(newRow), arena.compare(oldID, newRow) == 0 {
                 continue  // written, but every value is as it was
@@ -40,12 +40,12 @@ extension IncrementalResults {
         for touch in touches where touch.oldName != nil {
             guard let rank = rank(ofKey: touch.key) else { continue }
             old[touch.key] = (rank, indexPath(ofRank: rank))
-            if touch.newRow == nil { removedRows[touch.key] = cache.row(forKey: touch.key) ?? arena.partialRow(Int(arena.idByKey[touch.key]!)) }
+            if touch.newRow == nil { removedRows[touch.key] = cache.row(forKey: touch.key) ?? arena.partialRow(Int(arena.id(forKey: touch.key)!)) }
         }
 
         // 2. Change the tree and the arena.
         for touch in touches {
-            if let id = arena.idByKey[touch.key], let newRow = touch.newRow, arena.compare(id, newRow) == 0 {
+            if let id = arena.id(forKey: touch.key), let newRow = touch.newRow, arena.compare(id, newRow) == 0 {
                 replaceInPlace(key: touch.key, with: newRow)
             } else {
                 if touch.oldName != nil { remove(key: touch.key) }

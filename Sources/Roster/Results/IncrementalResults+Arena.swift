@@ -10,7 +10,7 @@ extension IncrementalResults {
         var keys: [Value] = []
         var sortValues: [Value] = []
         var fingerprints: [UInt64] = []
-        var idByKey: [Value: Int32] = [:]
+        private var index = KeyIndex()
         var freeIDs: [Int32] = []
         /// The section value the probe id (-1) stands for.
         var probeSection: Value = .null
@@ -59,12 +59,17 @@ extension IncrementalResults {
                     sortValues.append(row[query.sort.attributeIndexes[position]])
                 }
             }
-            idByKey[key] = id
+            index.insert(id, key: key, keyOf: { self.keys[Int($0)] })
             return id
         }
 
+        /// The id of the row with this key, if it is in the results.
+        func id(forKey key: Value) -> Int32? {
+            index.id(for: key, keyOf: { self.keys[Int($0)] })
+        }
+
         func release(_ id: Int32) {
-            idByKey[keys[Int(id)]] = nil
+            index.remove(key: keys[Int(id)], keyOf: { self.keys[Int($0)] })
             keys[Int(id)] = .null
             let offset = Int(id) * width
             for index in offset..<(offset + width) { sortValues[index] = .null }

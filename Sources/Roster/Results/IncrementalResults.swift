@@ -85,11 +85,11 @@ final class IncrementalResults {
     }
 
     /// Whether the key is in the results.
-    func contains(_ key: Value) -> Bool { arena.idByKey[key] != nil }
+    func contains(_ key: Value) -> Bool { arena.id(forKey: key) != nil }
 
     /// The complete row with this key, if it is in the results.
     func row(forKey key: Value) -> [Value]? {
-        guard let id = arena.idByKey[key], let rank = tree.rank(of: id) else { return nil }
+        guard let id = arena.id(forKey: key), let rank = tree.rank(of: id) else { return nil }
         return row(atRank: rank)
     }
 
@@ -137,7 +137,7 @@ final class IncrementalResults {
 
     /// The rank of the row with this key. O(log n).
     func rank(ofKey key: Value) -> Int? {
-        arena.idByKey[key].flatMap { tree.rank(of: $0) }
+        arena.id(forKey: key).flatMap { tree.rank(of: $0) }
     }
 
     /// The key of the row at a rank. O(log n).
@@ -172,14 +172,14 @@ final class IncrementalResults {
 
     /// Replaces a row whose sort position does not change.
     func replaceInPlace(key: Value, with row: [Value]) {
-        guard let id = arena.idByKey[key] else { return }
+        guard let id = arena.id(forKey: key) else { return }
         arena.fingerprints[Int(id)] = Arena.fingerprint(row)
         cache.store(row, forKey: key)
     }
 
     /// Removes the row with this key.
     func remove(key: Value) {
-        guard let id = arena.idByKey[key] else { return }
+        guard let id = arena.id(forKey: key) else { return }
         let name = arena.sectionName(id)
         tree.remove(id)
         arena.release(id)

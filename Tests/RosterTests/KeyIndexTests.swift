@@ -1,0 +1,34 @@
+import Testing
+@testable import Roster
+
+@Suite("Key index")
+struct KeyIndexTests {
+    @Test(arguments: [1, 2, 3])
+    func randomInsertsAndRemovesMatchADictionary(seed: Int) {
+        var random = SeededRandom(seed: UInt64(seed))
+        var keys: [Value] = []          // by id, like the arena
+        var free: [Int32] = []
+        var index = KeyIndex()
+        var reference: [Value: Int32] = [:]
+        for step in 0..<20_000 {
+            let key: Value = Bool.random(using: &random) ? .string("k\(Int.random(in: 0..<3_000, using: &random))") : .integer(Int64.random(in: 0..<3_000, using: &random))
+            if let id = reference[key] {
+                if Int.random(in: 0..<3, using: &random) > 0 {
+                    index.remove(key: key, keyOf: { keys[Int($0)] })
+                    reference[key] = nil
+                    keys[Int(id)] = .null
+                    free.append(id)
+                }
+            } else {
+                let id: Int32
+                if let reused = free.popLast() { id = reused; keys[Int(id)] = key } else { id = Int32(keys.count); keys.append(key) }
+                index.insert(id, key: key, keyOf: { keys[Int($0)] })
+                reference[key] = id
+            }
+            if step % 997 == 0 {
+                for (key, id) in reference { #expect(index.id(for: key, keyOf: { keys[Int($0)] }) == id) }
+                #expect(index.id(for: .string("absent"), keyOf: { keys[Int($0)] }) == nil)
+            }
+        }
+    }
+}
