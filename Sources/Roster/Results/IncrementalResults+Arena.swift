@@ -31,12 +31,26 @@ extension IncrementalResults {
             self.width = width
         }
 
-        /// A fingerprint of every value of a row: equal rows have equal fingerprints, and
-        /// different rows collide with probability 2⁻⁶⁴.
-        static func fingerprint(_ row: [Value]) -> UInt64 {
-            var hasher = Hasher()
-            for value in row { hasher.combine(value) }
-            return UInt64(bitPattern: Int64(hasher.finalize()))
+        /// A fingerprint of every value of a row (see ``Fingerprint``).
+        static func fingerprint(_ row: [Value]) -> UInt64 { Fingerprint.of(row) }
+
+        /// Adds a row known by its key, its sort values (in ``slots`` order, the key
+        /// excepted) and its fingerprint: what a fetch reads without building the row.
+        func append(key: Value, sortValues values: some Sequence<Value>, fingerprint: UInt64) -> Int32 {
+            let id = Int32(keys.count)
+            keys.append(key)
+            fingerprints.append(fingerprint)
+            sortValues.append(contentsOf: values)
+            index.insert(id, key: key, keyOf: { self.keys[Int($0)] })
+            return id
+        }
+
+        /// Makes room for `count` more rows.
+        func reserve(_ count: Int) {
+            keys.reserveCapacity(keys.count + count)
+            fingerprints.reserveCapacity(fingerprints.count + count)
+            sortValues.reserveCapacity(sortValues.count + count * width)
+            index.reserve(count)
         }
 
         func allocate(_ row: [Value]) -> Int32 {

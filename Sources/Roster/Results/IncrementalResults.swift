@@ -55,6 +55,55 @@ final class IncrementalResults {
         sectionNames = CountedBTree(sorted: names, compare: sectionNames.compare)
     }
 
+    /// Fetches the results straight from the store: keys, sort values and fingerprints are
+    /// read from the statement; only the first rows are built whole, for the cache.
+    init(query: BoundQuery, store: Store, loader: @escaping ([Value]) -> [Value: [Value]]) throws(StoreError) {
+        self.query = query
+        let arena = Arena(query: query)
+        self.arena = arena
+        cache = RowCache(capacity: 4_096, loader: loader)
+        let sectionAscending = query.sort.ascending.first ?? true
+        let compare = Self.comparator(arena: arena, query: query)
+        let attributes = query.entity.attributes
+        let keyIndex = query.entity.keyIndex
+        let sortColumns = query.sort.attributeIndexes.enumerated().compactMap { position, index in
+            arena.slots[position] == nil ? nil : index
+        }
+        var ids: [Int32] = []
+        var names: [Value] = []
+        var counts: [Value: Int] = [:]
+        var currentName: Value?
+        var currentCount = 0
+        let cache = self.cache
+        let prefill = cache.capacity / 2
+        try store.forEachCommittedRow(query) { statement in
+            var fingerprint = Fingerprint()
+            for index in attributes.indices { fingerprint.add(column: index, of: statement, as: attributes[index].type) }
+            let key = statement.column(keyIndex, as: attributes[keyIndex].type)
+            let sortValues = sortColumns.map { statement.column($0, as: attributes[$0].type) }
+            ids.append(arena.append(key: key, sortValues: sortValues, fingerprint: fingerprint.value))
+            if ids.count <= prefill {
+                cache.store(attributes.indices.map { statement.column($0, as: attributes[$0].type) }, forKey: key)
+            }
+            // Rows come sorted by section first: count runs, one dictionary write per section.
+            let name = arena.sectionName(ids[ids.count - 1])
+            if currentName != name {
+                if let currentName { counts[currentName] = currentCount }
+                currentName = name
+                currentCount = 0
+                names.append(name)
+            }
+            currentCount += 1
+        }
+        if let currentName { counts[currentName] = currentCount }
+        sectionCounts = counts
+        tree = CountedBTree(sorted: ids, compare: compare)
+        sectionNames = CountedBTree(sorted: names, compare: { a, b in
+            let order = Value.compare(a, b)
+            return sectionAscending ? order : -order
+        })
+    }
+
     private static func comparator(arena: Arena, query: BoundQuery) -> (Int32, Int32) -> Int {
         let firstAscending = query.sort.ascending.first ?? true
         let sectioned = query.sectionIndex != nil

@@ -15,6 +15,14 @@ struct KeyIndex {
         slots = [Int32](repeating: Self.empty, count: size)
     }
 
+    /// Sizes an empty table for `additional` inserts, so filling it never rehashes.
+    mutating func reserve(_ additional: Int) {
+        guard count == 0, tombstones == 0 else { return }
+        var size = slots.count
+        while additional * 4 > size * 3 { size <<= 1 }
+        if size > slots.count { slots = [Int32](repeating: Self.empty, count: size) }
+    }
+
     /// The id whose key (as `keyOf` reads it) equals `key`.
     func id(for key: Value, keyOf: (Int32) -> Value) -> Int32? {
         let mask = slots.count - 1

@@ -57,13 +57,25 @@ public final class ResultsController {
 
     var query: BoundQuery { engine.query }
 
+    /// A new engine holding the query's committed results, read straight from the store.
+    private func fetchEngine(query: BoundQuery) throws(StoreError) -> any ResultsEngine {
+        switch engineKind {
+        case .incremental:
+            return try IncrementalResults(query: query, store: store, loader: Self.loader(store: store, entity: query.entity))
+        case .refetchAndDiff:
+            return makeEngine(query: query, rows: try store.fetchCommittedRows(query))
+        }
+    }
+
+    private static func loader(store: Store, entity: Entity) -> ([Value]) -> [Value: [Value]] {
+        { [weak store] keys in (try? store?.fetchCommittedRows(entity, keys: keys)) ?? [:] }
+    }
+
     private func makeEngine(query: BoundQuery, rows: [[Value]]) -> any ResultsEngine {
         switch engineKind {
         case .incremental:
             // Objects are loaded on demand; a commit's touched rows come with it.
-            return IncrementalResults(query: query, rows: rows, loader: { [weak store] keys in
-                (try? store?.fetchCommittedRows(query.entity, keys: keys)) ?? [:]
-            })
+            return IncrementalResults(query: query, rows: rows, loader: Self.loader(store: store, entity: query.entity))
         case .refetchAndDiff:
             let store = self.store
             return RefetchingResults(query: query, rows: rows, refetch: { query in try? store.fetchCommittedRows(query) })
@@ -74,7 +86,7 @@ public final class ResultsController {
     ///
     /// - Throws: ``StoreError/database(_:)`` when the query fails.
     public func performFetch() throws(StoreError) {
-        engine = makeEngine(query: engine.query, rows: try store.fetchCommittedRows(engine.query))
+        engine = try fetchEngine(query: engine.query)
         if !hasFetched {
             hasFetched = true
             store.addObserver(self)

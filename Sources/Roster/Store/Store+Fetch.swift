@@ -41,3 +41,17 @@ extension Store {
         return rows
     }
 }
+
+extension Store {
+    /// Runs a query and hands each row to `body` as the live statement, without building
+    /// rows: the incremental engine reads just the key, the sort values and a fingerprint.
+    func forEachCommittedRow(_ query: BoundQuery, _ body: (Statement) -> Void) throws(StoreError) {
+        do {
+            let statement = try reader.prepare(query.selectSQL)
+            try statement.bind(query.predicate.arguments)
+            while try statement.step() { body(statement) }
+        } catch {
+            throw .database(error)
+        }
+    }
+}
