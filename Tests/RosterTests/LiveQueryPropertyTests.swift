@@ -58,6 +58,8 @@ final class RandomWorld {
             let request = try randomRequest(&random)
             let controller = try ResultsController(store: store, request: request)
             let twin = try ResultsController(store: store, request: request, engine: .refetchAndDiff)
+            // Some controllers treat any commit of two rows or more as a bulk change.
+            if Bool.random(using: &random) { controller.bulkFraction = 0.02 }
             let watcher = Watcher(controller: controller, twin: twin)
             controller.delegate = watcher.recorder
             twin.delegate = watcher.twinRecorder

@@ -184,6 +184,17 @@ final class IncrementalResults {
         return indexPath(ofRank: rank)
     }
 
+    /// The fingerprint of the row with this key.
+    func fingerprint(forKey key: Value) -> UInt64? {
+        arena.id(forKey: key).map { arena.fingerprints[Int($0)] }
+    }
+
+    /// The row with this key from the cache, or its key and sort values.
+    func knownRow(forKey key: Value) -> [Value]? {
+        guard let id = arena.id(forKey: key) else { return nil }
+        return cache.row(forKey: key) ?? arena.partialRow(Int(id))
+    }
+
     /// The rank of the row with this key. O(log n).
     func rank(ofKey key: Value) -> Int? {
         arena.id(forKey: key).flatMap { tree.rank(of: $0) }

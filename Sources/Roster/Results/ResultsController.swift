@@ -34,9 +34,10 @@ public final class ResultsController {
     var engine: any ResultsEngine
     /// Edits the user already made on screen, for the next change.
     var pendingUserEdits: [UserEdit] = []
-    /// Commits touching more rows than this share of the results are worked out by
-    /// diffing whole snapshots, which is cheaper there (see Docs/Performance.md).
-    static let bulkShare = 8
+    /// A commit that touches more than this fraction of the results is handled by
+    /// re-fetching the results and diffing them whole, which is cheaper than moving that
+    /// many rows one by one. The default was chosen by measurement (Docs/Performance.md).
+    public var bulkFraction = 0.15
 
     /// Creates a controller; call ``performFetch()`` to load the results and start tracking.
     ///
@@ -191,31 +192,69 @@ extension ResultsController: StoreObserver {
         }
         let touched = changes.rowsByEntity[engine.query.entity.name] ?? [:]
         guard !touched.isEmpty || !pendingUserEdits.isEmpty else { return }
-        if pendingUserEdits.isEmpty && touched.count * Self.bulkShare <= max(engine.count, 64) {
+        let isBulk = Double(touched.count) > bulkFraction * Double(max(engine.count, 64))
+        if pendingUserEdits.isEmpty && !isBulk {
             report(engine.apply(touched: touched))
-            return
+        } else if pendingUserEdits.isEmpty, let refetched = try? fetchEngine(query: engine.query) {
+            reportBulkChange(touched: touched, refetched: refetched)
+        } else {
+            reportChangeFromUserEdits(touched: touched)
         }
-        // User edits to start from, or a bulk change: diff whole snapshots.
+    }
+
+    /// A bulk change: re-fetch and diff whole snapshots; updates are the rows whose
+    /// fingerprint changed (all of them are compared: the re-fetch may also see a commit
+    /// that the next delivery will bring).
+    private func reportBulkChange(touched: [Value: [Value]?], refetched: any ResultsEngine) {
+        let old = engine.snapshot
+        let previous = engine
+        engine = refetched
+        let new = engine.snapshot
+        var updated: Set<Value> = []
+        for section in new {
+            for key in section.items {
+                if let before = previous.fingerprint(forKey: key), before != refetched.fingerprint(forKey: key) { updated.insert(key) }
+            }
+        }
+        let group = SnapshotDiff.changes(from: old, to: new, isUpdated: { updated.contains($0) })
+        guard !group.isEmpty else { return }
+        var change = IncrementalChange(group: group)
+        for object in group.objectChanges where object.type == .delete {
+            change.removedRows[object.item] = previous.knownRow(forKey: object.item)
+        }
+        for section in group.sectionChanges where section.type == .delete {
+            change.oldSectionCounts[section.index] = old[section.index].items.count
+        }
+        report(change)
+    }
+
+    /// A change that starts from the list as the user left it: apply, then diff whole
+    /// snapshots from the user's view.
+    private func reportChangeFromUserEdits(touched: [Value: [Value]?]) {
         var old = engine.snapshot
         for edit in pendingUserEdits { edit.apply(to: &old) }
         pendingUserEdits = []
         var oldRows: [Value: [Value]] = [:]
-        for key in touched.keys { oldRows[key] = engine.row(forKey: key) }
-        let change = engine.apply(touched: touched)
+        var oldFingerprints: [Value: UInt64] = [:]
+        for key in touched.keys {
+            oldRows[key] = engine.knownRow(forKey: key)
+            oldFingerprints[key] = engine.fingerprint(forKey: key)
+        }
+        _ = engine.apply(touched: touched)
         var updated: Set<Value> = []
-        for (key, before) in oldRows {
-            if let after = engine.row(forKey: key), after != before { updated.insert(key) }
+        for (key, before) in oldFingerprints {
+            if let after = engine.fingerprint(forKey: key), after != before { updated.insert(key) }
         }
         let group = SnapshotDiff.changes(from: old, to: engine.snapshot, isUpdated: { updated.contains($0) })
         guard !group.isEmpty else { return }
-        var full = IncrementalChange(group: group, removedRows: change?.removedRows ?? [:])
-        for object in group.objectChanges where object.type == .delete && full.removedRows[object.item] == nil {
-            full.removedRows[object.item] = oldRows[object.item]
+        var change = IncrementalChange(group: group)
+        for object in group.objectChanges where object.type == .delete {
+            change.removedRows[object.item] = oldRows[object.item]
         }
         for section in group.sectionChanges where section.type == .delete {
-            full.oldSectionCounts[section.index] = old[section.index].items.count
+            change.oldSectionCounts[section.index] = old[section.index].items.count
         }
-        report(full)
+        report(change)
     }
 
     /// Tells the delegate about a change.
