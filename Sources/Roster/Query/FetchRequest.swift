@@ -42,6 +42,14 @@ struct BoundQuery: Sendable {
     let sectionIndex: Int?
     /// `SELECT … FROM … WHERE … ORDER BY …` for the whole result.
     let selectSQL: String
+    /// `SELECT key, sort columns … ORDER BY …`: the order alone, which an index on the
+    /// sort columns serves without reading the rows.
+    let orderSQL: String
+    /// `SELECT every column … WHERE …` in table order: the rows alone, read sequentially.
+    let scanSQL: String
+    /// The attribute indexes `orderSQL` returns, in order: the key, then the sort values
+    /// other than the key.
+    let orderColumns: [Int]
 
     init(_ request: FetchRequest, entity: Entity) throws(StoreError) {
         self.entity = entity
@@ -70,7 +78,12 @@ struct BoundQuery: Sendable {
             throw .schema(error)
         }
         let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
-        selectSQL = "SELECT \(columns) FROM \(Identifier.quoted(entity.name)) WHERE \(predicate.sql) ORDER BY \(sort.orderBySQL)"
+        let table = Identifier.quoted(entity.name)
+        selectSQL = "SELECT \(columns) FROM \(table) WHERE \(predicate.sql) ORDER BY \(sort.orderBySQL)"
+        scanSQL = "SELECT \(columns) FROM \(table) WHERE \(predicate.sql)"
+        orderColumns = [entity.keyIndex] + sort.attributeIndexes.filter { $0 != entity.keyIndex }
+        let ordered = orderColumns.map { Identifier.quoted(entity.attributes[$0].name) }.joined(separator: ", ")
+        orderSQL = "SELECT \(ordered) FROM \(table) WHERE \(predicate.sql) ORDER BY \(sort.orderBySQL)"
     }
 
     /// The section name of a row: its section attribute's value, or null without sections.

@@ -36,14 +36,26 @@ extension IncrementalResults {
 
         /// Adds a row known by its key, its sort values (in ``slots`` order, the key
         /// excepted) and its fingerprint: what a fetch reads without building the row.
+        /// The key is not indexed until ``indexAppendedKeys()``: a fetch indexes them all
+        /// at once, in a table sized for them.
         func append(key: Value, sortValues values: some Sequence<Value>, fingerprint: UInt64) -> Int32 {
             let id = Int32(keys.count)
             keys.append(key)
             fingerprints.append(fingerprint)
             sortValues.append(contentsOf: values)
-            index.insert(id, key: key, keyOf: { self.keys[Int($0)] })
+            precondition(sortValues.count == keys.count * width, "a row needs one value per sort key")
             return id
         }
+
+        /// Indexes the keys of every row appended since the last call.
+        func indexAppendedKeys() {
+            index.reserve(keys.count)
+            for id in indexedCount..<keys.count {
+                index.insert(Int32(id), key: keys[id], keyOf: { self.keys[Int($0)] })
+            }
+            indexedCount = keys.count
+        }
+        private var indexedCount = 0
 
         /// Makes room for `count` more rows.
         func reserve(_ count: Int) {
@@ -74,6 +86,7 @@ extension IncrementalResults {
                 }
             }
             index.insert(id, key: key, keyOf: { self.keys[Int($0)] })
+            indexedCount = max(indexedCount, keys.count)
             return id
         }
 

@@ -55,47 +55,59 @@ final class IncrementalResults {
         sectionNames = CountedBTree(sorted: names, compare: sectionNames.compare)
     }
 
-    /// Fetches the results straight from the store: keys, sort values and fingerprints are
-    /// read from the statement; only the first rows are built whole, for the cache.
+    /// Fetches the results straight from the store, in two passes of one read
+    /// transaction: the order (key and sort values, which an index on the sort serves
+    /// without touching the rows), then the rows in table order, hashed into fingerprints.
+    /// Reading whole rows in sort order would cost a random lookup per row. Only the
+    /// first rows are built whole, for the cache.
     init(query: BoundQuery, store: Store, loader: @escaping ([Value]) -> [Value: [Value]]) throws(StoreError) {
         self.query = query
         let arena = Arena(query: query)
         self.arena = arena
-        cache = RowCache(capacity: 4_096, loader: loader)
+        let cache = RowCache(capacity: 4_096, loader: loader)
+        self.cache = cache
         let sectionAscending = query.sort.ascending.first ?? true
         let compare = Self.comparator(arena: arena, query: query)
         let attributes = query.entity.attributes
-        let keyIndex = query.entity.keyIndex
-        let sortColumns = query.sort.attributeIndexes.enumerated().compactMap { position, index in
-            arena.slots[position] == nil ? nil : index
-        }
+        let orderColumns = query.orderColumns
+        let keyType = attributes[query.entity.keyIndex].type
         var ids: [Int32] = []
         var names: [Value] = []
         var counts: [Value: Int] = [:]
-        var currentName: Value?
-        var currentCount = 0
-        let cache = self.cache
-        let prefill = cache.capacity / 2
-        try store.forEachCommittedRow(query) { statement in
-            var fingerprint = Fingerprint()
-            for index in attributes.indices { fingerprint.add(column: index, of: statement, as: attributes[index].type) }
-            let key = statement.column(keyIndex, as: attributes[keyIndex].type)
-            let sortValues = sortColumns.map { statement.column($0, as: attributes[$0].type) }
-            ids.append(arena.append(key: key, sortValues: sortValues, fingerprint: fingerprint.value))
-            if ids.count <= prefill {
-                cache.store(attributes.indices.map { statement.column($0, as: attributes[$0].type) }, forKey: key)
+        try store.readingSnapshot { () throws(StoreError) in
+            var currentName: Value?
+            var currentCount = 0
+            try store.forEachCommittedRow(query.orderSQL, arguments: query.predicate.arguments) { statement in
+                let key = statement.column(0, as: keyType)
+                let sortValues = (1..<orderColumns.count).lazy.map { statement.column($0, as: attributes[orderColumns[$0]].type) }
+                let id = arena.append(key: key, sortValues: sortValues, fingerprint: 0)
+                ids.append(id)
+                // Rows come sorted by section first: count runs, one dictionary write per section.
+                let name = arena.sectionName(id)
+                if currentName != name {
+                    if let currentName { counts[currentName] = currentCount }
+                    currentName = name
+                    currentCount = 0
+                    names.append(name)
+                }
+                currentCount += 1
             }
-            // Rows come sorted by section first: count runs, one dictionary write per section.
-            let name = arena.sectionName(ids[ids.count - 1])
-            if currentName != name {
-                if let currentName { counts[currentName] = currentCount }
-                currentName = name
-                currentCount = 0
-                names.append(name)
+            if let currentName { counts[currentName] = currentCount }
+            arena.indexAppendedKeys()
+            let prefill = Int32(cache.capacity / 2)
+            let keyIndex = query.entity.keyIndex
+            try store.forEachCommittedRow(query.scanSQL, arguments: query.predicate.arguments) { statement in
+                guard let id = arena.id(forKey: statement.column(keyIndex, as: keyType)) else { return }
+                var fingerprint = Fingerprint()
+                for index in attributes.indices { fingerprint.add(column: index, of: statement, as: attributes[index].type) }
+                arena.fingerprints[Int(id)] = fingerprint.value
+                // Ids follow the order, so the smallest are the first rows.
+                if id < prefill {
+                    let row = attributes.indices.map { statement.column($0, as: attributes[$0].type) }
+                    cache.store(row, forKey: row[keyIndex])
+                }
             }
-            currentCount += 1
         }
-        if let currentName { counts[currentName] = currentCount }
         sectionCounts = counts
         tree = CountedBTree(sorted: ids, compare: compare)
         sectionNames = CountedBTree(sorted: names, compare: { a, b in

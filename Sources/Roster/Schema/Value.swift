@@ -69,10 +69,12 @@ extension Value: Hashable {
         case let .double(value):
             hasher.combine(2 as UInt8)
             hasher.combine(value)
-        case let .string(value):
+        case var .string(value):
             hasher.combine(3 as UInt8)
-            hasher.combine(value.utf8.count)
-            for byte in value.utf8 { hasher.combine(byte) }
+            value.withUTF8 { bytes in
+                hasher.combine(bytes.count)
+                hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+            }
         case let .bool(value):
             hasher.combine(4 as UInt8)
             hasher.combine(value)

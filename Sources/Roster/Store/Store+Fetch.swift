@@ -43,15 +43,23 @@ extension Store {
 }
 
 extension Store {
-    /// Runs a query and hands each row to `body` as the live statement, without building
-    /// rows: the incremental engine reads just the key, the sort values and a fingerprint.
-    func forEachCommittedRow(_ query: BoundQuery, _ body: (Statement) -> Void) throws(StoreError) {
+    /// Runs SQL with the query's arguments and hands each row to `body` as the live
+    /// statement, without building rows.
+    func forEachCommittedRow(_ sql: String, arguments: [Value], _ body: (Statement) -> Void) throws(StoreError) {
         do {
-            let statement = try reader.prepare(query.selectSQL)
-            try statement.bind(query.predicate.arguments)
+            let statement = try reader.prepare(sql)
+            try statement.bind(arguments)
             while try statement.step() { body(statement) }
         } catch {
             throw .database(error)
         }
+    }
+
+    /// Runs `body` in one read transaction on the reading connection, so that several
+    /// queries see the same committed state.
+    func readingSnapshot<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        do { try reader.execute("BEGIN") } catch { throw .database(error) }
+        defer { try? reader.execute("COMMIT") }
+        return try body()
     }
 }
