@@ -20,10 +20,12 @@ let package = Package(
         .target(name: "RosterUpdates"),
         .target(name: "Roster", dependencies: ["CSQLite", "RosterUpdates"]),
         .target(name: "RosterScript", dependencies: ["Roster", "RosterUpdates"]),
+        .target(name: "RosterBenchmarks", dependencies: ["Roster", "RosterUpdates", "CSQLite"]),
         .executableTarget(
             name: "roster",
             dependencies: [
                 "RosterScript",
+                "RosterBenchmarks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

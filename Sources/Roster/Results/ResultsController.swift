@@ -37,7 +37,7 @@ public final class ResultsController {
     /// A commit that touches more than this fraction of the results is handled by
     /// re-fetching the results and diffing them whole, which is cheaper than moving that
     /// many rows one by one. The default was chosen by measurement (Docs/Performance.md).
-    public var bulkFraction = 0.15
+    public var bulkFraction = 0.3
 
     /// Creates a controller; call ``performFetch()`` to load the results and start tracking.
     ///

@@ -1,0 +1,42 @@
+/// The benchmark scenarios, in the order they run.
+public enum BenchmarkScenario: String, CaseIterable, Sendable {
+    /// `performFetch()` time and memory against raw sqlite3 reading keys and sort columns.
+    case fetch
+    /// Single-row commits of five kinds, live query against re-fetch and diff.
+    case commit
+    /// A feed of 500 posts re-synced in one transaction, then re-synced again unchanged.
+    case feed
+    /// The cost of a commit with 100 live queries on the table against one.
+    case queries
+    /// One commit that changes a tenth of the rows, live query against re-fetch and diff.
+    case bulk
+    /// Commits that change a growing share of the rows, moved row by row against
+    /// re-fetched whole: where the live query's bulk path should take over.
+    case crossover
+}
+
+/// What `roster bench` runs: table sizes, commits per kind, scenarios.
+public struct BenchmarkConfiguration: Sendable, Hashable {
+    /// The numbers of posts to fill the table with; each scenario runs once per size.
+    public var sizes: [Int]
+    /// How many single-row commits of each kind the `commit` and `queries` scenarios make.
+    public var iterations: Int
+    /// The scenarios to run, in order.
+    public var scenarios: [BenchmarkScenario]
+
+    /// Creates a configuration.
+    public init(sizes: [Int], iterations: Int, scenarios: [BenchmarkScenario] = BenchmarkScenario.allCases) {
+        self.sizes = sizes
+        self.iterations = iterations
+        self.scenarios = scenarios
+    }
+
+    /// 10,000, 100,000 and 1,000,000 posts; 200 commits per kind; every scenario.
+    public static let standard = BenchmarkConfiguration(sizes: [10_000, 100_000, 1_000_000], iterations: 200)
+
+    /// 2,000 and 20,000 posts; 30 commits per kind: a quick run for CI and tests.
+    public static let quick = BenchmarkConfiguration(sizes: [2_000, 20_000], iterations: 30)
+
+    /// Rounds of the `feed` and `bulk` scenarios: fewer when the run is short.
+    var rounds: Int { iterations >= 100 ? 5 : 3 }
+}

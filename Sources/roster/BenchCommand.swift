@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import RosterBenchmarks
+
+/// `roster bench`: measures live queries against re-fetch and diff, and performFetch
+/// against raw sqlite3; prints a table and optionally writes JSON Lines.
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure Roster's live queries against re-fetch and diff.",
+        discussion: """
+            Run it from a release build: swift build -c release && .build/release/roster bench. \
+            Scenarios: \(BenchmarkScenario.allCases.map(\.rawValue).joined(separator: ", ")). \
+            Exit status: 0 when every change matched re-fetch and diff, 1 on a mismatch or an \
+            error, 2 for bad flags.
+            """
+    )
+
+    @Option(help: "Table sizes, comma-separated (default 10000,100000,1000000; --quick: 2000,20000).")
+    var sizes: String?
+
+    @Option(help: "Single-row commits per kind (default 200; --quick: 30).")
+    var iterations: Int?
+
+    @Flag(help: "A short run for CI and tests: sizes 2000,20000 and 30 commits per kind.")
+    var quick = false
+
+    @Option(help: "Run only this scenario.")
+    var scenario: String?
+
+    @Option(help: "Also write one JSON object per measurement (scenario, N, metric, value, unit) to this file.")
+    var json: String?
+
+    func validate() throws {
+        _ = try benchmarkConfiguration()
+    }
+
+    func run() throws {
+        let configuration = try benchmarkConfiguration()
+        let reporter: BenchmarkReporter
+        do {
+            reporter = try BenchmarkReporter(jsonPath: json)
+        } catch {
+            FileHandle.standardError.write(Data("roster bench: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        defer { reporter.close() }
+        do {
+            try BenchmarkRunner(configuration: configuration, reporter: reporter).run()
+        } catch {
+            FileHandle.standardError.write(Data("roster bench: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        if reporter.mismatchCount > 0 { throw ExitCode(1) }
+    }
+
+    /// The configuration the flags describe: `--quick` or the standard one, then
+    /// `--sizes`, `--iterations` and `--scenario` over it.
+    private func benchmarkConfiguration() throws -> BenchmarkConfiguration {
+        var configuration = quick ? BenchmarkConfiguration.quick : .standard
+        if let sizes {
+            let parsed = sizes.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard !parsed.isEmpty, parsed.allSatisfy({ ($0 ?? 0) >= 1_000 }) else {
+                throw ValidationError("--sizes takes numbers of at least 1000, comma-separated, e.g. 10000,100000")
+            }
+            configuration.sizes = parsed.compactMap { $0 }
+        }
+        if let iterations {
+            guard iterations >= 1 else { throw ValidationError("--iterations must be at least 1") }
+            configuration.iterations = iterations
+        }
+        if let scenario {
+            guard let chosen = BenchmarkScenario(rawValue: scenario) else {
+                throw ValidationError("unknown scenario '\(scenario)': choose one of \(BenchmarkScenario.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            configuration.scenarios = [chosen]
+        }
+        return configuration
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+/// Runs the built `roster bench` on small tables, as CI does: a smoke test of the harness,
+/// not of Roster's speed. It checks that the bench runs, prints its table and finds no
+/// mismatch between the live query and re-fetch and diff; it asserts nothing about timings.
+@Suite("roster bench")
+struct BenchCommandTests {
+    @Test func quickCommitScenarioPrintsTheTableAndFindsNoMismatch() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("roster-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let json = directory.appendingPathComponent("bench.jsonl").path
+
+        let result = try ProgramRun(program: "roster", arguments: ["bench", "--quick", "--scenario", "commit", "--json", json])
+
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("journal_mode=wal"))
+        #expect(result.output.contains("synchronous="))
+        let lines = result.output.split(separator: "\n").map(String.init)
+        for size in ["2000", "20000"] {
+            for kind in ["insert", "delete", "move in section", "move to section", "update in place"] {
+                #expect(lines.contains { $0.hasPrefix(size + " ") && $0.contains(kind) }, "no row for \(kind) at N=\(size)")
+            }
+        }
+        #expect(!result.output.contains("MISMATCH"))
+        #expect(!result.error.contains("MISMATCH"))
+        #expect(result.output.contains("mismatches: 0"))
+
+        let records = try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n")
+        #expect(!records.isEmpty)
+        for record in records {
+            let object = try JSONSerialization.jsonObject(with: Data(record.utf8)) as? [String: Any]
+            #expect(object.map { Set($0.keys) } == ["scenario", "N", "metric", "value", "unit"], "\(record)")
+            #expect(object?["scenario"] as? String == "commit")
+        }
+    }
+
+    @Test func anUnknownScenarioOrATooSmallSizeExitsWithTwo() throws {
+        #expect(try ProgramRun(program: "roster", arguments: ["bench", "--scenario", "nope"]).status == 2)
+        #expect(try ProgramRun(program: "roster", arguments: ["bench", "--sizes", "10"]).status == 2)
+    }
+}
