@@ -24,7 +24,7 @@ import Synchronization
 /// ``deliver(to:isolation:)``, and ``snapshot`` values for a diffable data source.
 /// Changes arrive in the isolation of whoever awaits them. Take changes from one
 /// consumer at a time.
-public final class LiveResults: Sendable {
+public final class LiveResults: Sendable, LiveQueryRequest {
     /// The store queue the results come from.
     public let queue: StoreQueue
     /// How changes are handed to the consumer.
@@ -155,24 +155,6 @@ public final class LiveResults: Sendable {
     }
 
     // MARK: Changing the query
-
-    /// Changes the order; the difference arrives as a change (an animated re-sort).
-    ///
-    /// - Throws: ``StoreError`` when a sort attribute does not exist; nothing changes then.
-    public func setSortKeys(_ sortKeys: [SortKey]) throws(StoreError) {
-        var request = self.request
-        request.sortKeys = sortKeys
-        try setRequest(request)
-    }
-
-    /// Changes which objects are included; the difference arrives as a change.
-    ///
-    /// - Throws: ``StoreError`` when the predicate does not fit; nothing changes then.
-    public func setPredicate(_ predicate: QueryPredicate) throws(StoreError) {
-        var request = self.request
-        request.predicate = predicate
-        try setRequest(request)
-    }
 
     /// Replaces the request (same entity); the difference arrives as a change.
     ///

@@ -17,7 +17,7 @@ import RosterUpdates
 /// To consume changes on another actor than the writer's, use ``LiveResults``.
 ///
 /// A commit that touches *k* rows costs O(*k* log *n*) to report (``ResultsEngineKind``).
-public final class ResultsController {
+public final class ResultsController: LiveQueryRequest {
     /// The store the controller watches.
     public let store: Store
     /// The request whose results the controller shows.
@@ -92,24 +92,6 @@ public final class ResultsController {
             hasFetched = true
             store.addObserver(self)
         }
-    }
-
-    /// Changes the order; the delegate hears the difference (an animated re-sort).
-    ///
-    /// - Throws: ``StoreError`` when a sort attribute does not exist; nothing changes then.
-    public func setSortKeys(_ sortKeys: [SortKey]) throws(StoreError) {
-        var request = self.request
-        request.sortKeys = sortKeys
-        try setRequest(request)
-    }
-
-    /// Changes which objects are included; the delegate hears the difference.
-    ///
-    /// - Throws: ``StoreError`` when the predicate does not fit the entity; nothing changes then.
-    public func setPredicate(_ predicate: QueryPredicate) throws(StoreError) {
-        var request = self.request
-        request.predicate = predicate
-        try setRequest(request)
     }
 
     /// Replaces the request (same entity); the delegate hears the difference.
