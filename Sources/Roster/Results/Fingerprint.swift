@@ -16,30 +16,14 @@ struct Fingerprint {
         return fingerprint.value
     }
 
+    /// Adds a value, hashed as ``Value`` hashes itself (strings by their UTF-8 bytes).
     mutating func add(_ value: Value) {
-        switch value {
-        case .null:
-            hasher.combine(0 as UInt8)
-        case let .integer(number):
-            hasher.combine(1 as UInt8)
-            hasher.combine(number)
-        case let .double(number):
-            hasher.combine(2 as UInt8)
-            hasher.combine(number.bitPattern)
-        case var .string(text):
-            hasher.combine(3 as UInt8)
-            text.withUTF8 { bytes in
-                hasher.combine(bytes.count)
-                hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
-            }
-        case let .bool(flag):
-            hasher.combine(4 as UInt8)
-            hasher.combine(flag)
-        }
+        hasher.combine(value)
     }
 
     /// Adds column `index` of the statement's current row, read as `type`, exactly as
-    /// ``add(_:)`` would add ``Statement/column(_:as:)``'s value.
+    /// ``add(_:)`` would add ``Statement/column(_:as:)``'s value: text and integers are
+    /// fed straight from SQLite's buffers in the same form as `Value.hash(into:)`.
     mutating func add(column index: Int, of statement: Statement, as type: AttributeType) {
         let handle = statement.handle
         let column = Int32(index)
