@@ -9,7 +9,11 @@ import Testing
 /// the objects that stay, do not move, and whose stored values changed.
 @Suite("Live query properties")
 struct LiveQueryPropertyTests {
-    @Test("random mutations keep every live query exact", arguments: 0..<24)
+    /// 24 seeds by default; `ROSTER_PROPERTY_SEEDS=500 swift test --filter LiveQueryProperty`
+    /// for a longer soak.
+    static let seeds = 0..<(ProcessInfo.processInfo.environment["ROSTER_PROPERTY_SEEDS"].flatMap(Int.init) ?? 24)
+
+    @Test("random mutations keep every live query exact", arguments: LiveQueryPropertyTests.seeds)
     func randomMutations(seed: Int) throws {
         var random = SeededRandom(seed: UInt64(seed) &* 7_919 &+ 17)
         let world = try RandomWorld(random: &random)
