@@ -77,9 +77,12 @@ final class IncrementalResults {
         try store.readingSnapshot { () throws(StoreError) in
             var currentName: Value?
             var currentCount = 0
+            // Which id each rowid got, so the table-order pass finds rows without a key lookup.
+            var rowids: [Int64] = []
             try store.forEachCommittedRow(query.orderSQL, arguments: query.predicate.arguments) { statement in
-                let key = statement.column(0, as: keyType)
-                let sortValues = (1..<orderColumns.count).lazy.map { statement.column($0, as: attributes[orderColumns[$0]].type) }
+                rowids.append(statement.rowid(column: 0))
+                let key = statement.column(1, as: keyType)
+                let sortValues = (1..<orderColumns.count).lazy.map { statement.column($0 + 1, as: attributes[orderColumns[$0]].type) }
                 let id = arena.append(key: key, sortValues: sortValues, fingerprint: 0)
                 ids.append(id)
                 // Rows come sorted by section first: count runs, one dictionary write per section.
@@ -94,17 +97,17 @@ final class IncrementalResults {
             }
             if let currentName { counts[currentName] = currentCount }
             arena.indexAppendedKeys()
+            let idByRowid = RowidMap(rowids)
             let prefill = Int32(cache.capacity / 2)
-            let keyIndex = query.entity.keyIndex
             try store.forEachCommittedRow(query.scanSQL, arguments: query.predicate.arguments) { statement in
-                guard let id = arena.id(forKey: statement.column(keyIndex, as: keyType)) else { return }
+                guard let id = idByRowid.id(for: statement.rowid(column: 0)) else { return }
                 var fingerprint = Fingerprint()
-                for index in attributes.indices { fingerprint.add(column: index, of: statement, as: attributes[index].type) }
+                for index in attributes.indices { fingerprint.add(column: index + 1, of: statement, as: attributes[index].type) }
                 arena.fingerprints[Int(id)] = fingerprint.value
                 // Ids follow the order, so the smallest are the first rows.
                 if id < prefill {
-                    let row = attributes.indices.map { statement.column($0, as: attributes[$0].type) }
-                    cache.store(row, forKey: row[keyIndex])
+                    let row = attributes.indices.map { statement.column($0 + 1, as: attributes[$0].type) }
+                    cache.store(row, forKey: row[query.entity.keyIndex])
                 }
             }
         }

@@ -117,3 +117,10 @@ final class Statement {
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 }
+
+extension Statement {
+    /// Column `index` of the current row as a rowid (an integer).
+    func rowid(column index: Int) -> Int64 {
+        sqlite3_column_int64(handle, Int32(index))
+    }
+}
