@@ -10,6 +10,8 @@ extension IncrementalResults {
         let newRow: [Value]?
         /// The section the row is in now, if it is in the results.
         let newName: Value?
+        /// The new row's fingerprint, when the row was in the results before.
+        let newFingerprint: UInt64?
     }
 
     /// Applies the current rows of the keys a commit touched and returns the change, in
@@ -19,12 +21,18 @@ extension IncrementalResults {
         for (key, current) in touched {
             let oldID = arena.id(forKey: key)
             let newRow = current.flatMap { query.predicate.evaluate($0) ? $0 : nil }
-            if let oldID, let newRow, arena.fingerprints[Int(oldID)] == Arena.fingerprint(newRow), arena.compare(oldID, newRow) == 0 {
-                continue  // written, but every value is as it was
+            var newFingerprint: UInt64?
+            if let oldID, let newRow {
+                let fingerprint = Arena.fingerprint(newRow)
+                if arena.fingerprints[Int(oldID)] == fingerprint, arena.compare(oldID, newRow) == 0 {
+                    continue  // written, but every value is as it was
+                }
+                newFingerprint = fingerprint
             }
             if oldID == nil && newRow == nil { continue }
             touches.append(Touch(key: key, oldName: oldID.map { arena.sectionName($0) },
-                                 newRow: newRow, newName: newRow.map { query.sectionName(of: $0) }))
+                                 newRow: newRow, newName: newRow.map { query.sectionName(of: $0) },
+                                 newFingerprint: newFingerprint))
         }
         guard !touches.isEmpty else { return nil }
         touches.sort { Value.compare($0.key, $1.key) < 0 }  // a fixed order, whatever the dictionary's
@@ -46,7 +54,7 @@ extension IncrementalResults {
         // 2. Change the tree and the arena.
         for touch in touches {
             if let id = arena.id(forKey: touch.key), let newRow = touch.newRow, arena.compare(id, newRow) == 0 {
-                replaceInPlace(key: touch.key, with: newRow)
+                replaceInPlace(key: touch.key, with: newRow, fingerprint: touch.newFingerprint ?? Arena.fingerprint(newRow))
             } else {
                 if touch.oldName != nil { remove(key: touch.key) }
                 if let newRow = touch.newRow { insert(newRow) }

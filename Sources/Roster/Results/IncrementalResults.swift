@@ -246,9 +246,9 @@ final class IncrementalResults {
     }
 
     /// Replaces a row whose sort position does not change.
-    func replaceInPlace(key: Value, with row: [Value]) {
+    func replaceInPlace(key: Value, with row: [Value], fingerprint: UInt64) {
         guard let id = arena.id(forKey: key) else { return }
-        arena.fingerprints[Int(id)] = Arena.fingerprint(row)
+        arena.fingerprints[Int(id)] = fingerprint
         cache.store(row, forKey: key)
     }
 

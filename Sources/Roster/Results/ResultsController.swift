@@ -48,8 +48,7 @@ public final class ResultsController: LiveQueryRequest {
         self.request = request
         self.engineKind = engine
         let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
-        self.engine = RefetchingResults(query: query, rows: [], refetch: { _ in nil })
-        self.engine = makeEngine(query: query, rows: [])
+        self.engine = Self.makeEngine(engine, store: store, query: query, rows: [])
     }
 
     deinit {
@@ -73,13 +72,16 @@ public final class ResultsController: LiveQueryRequest {
     }
 
     private func makeEngine(query: BoundQuery, rows: [[Value]]) -> any ResultsEngine {
-        switch engineKind {
+        Self.makeEngine(engineKind, store: store, query: query, rows: rows)
+    }
+
+    private static func makeEngine(_ kind: ResultsEngineKind, store: Store, query: BoundQuery, rows: [[Value]]) -> any ResultsEngine {
+        switch kind {
         case .incremental:
             // Objects are loaded on demand; a commit's touched rows come with it.
             return IncrementalResults(query: query, rows: rows, loader: Self.loader(store: store, entity: query.entity))
         case .refetchAndDiff:
-            let store = self.store
-            return RefetchingResults(query: query, rows: rows, refetch: { query in try? store.fetchCommittedRows(query) })
+            return RefetchingResults(query: query, rows: rows, refetch: { [weak store] query in try? store?.fetchCommittedRows(query) })
         }
     }
 
