@@ -27,8 +27,9 @@ final class ChangeInbox: StoreObserver, Sendable {
         let step: ResultsStep?
         if changes.needsResync {
             step = nil
-        } else if let touched = changes.rowsByEntity[observedEntityName], !touched.isEmpty {
-            step = .touched(touched)
+        } else if let touched = changes.rowsByEntity[observedEntityName]?.filter(\.value.isChanged), !touched.isEmpty {
+            // Keys written and written back are left out: their rows are what the results hold.
+            step = .touched(touched.mapValues(\.after))
         } else {
             return
         }

@@ -52,7 +52,9 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         // Fetch and register under one lock, so that no commit falls between them.
         let state = try queue.withStore { store throws(StoreError) -> ResultsState in
             let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
-            let state = ResultsState(query: query, rows: try store.fetchCommittedRows(query))
+            // At the tracker's cursor: the inbox then hears exactly the commits after these rows.
+            let rows = try store.readingAtCursor { () throws(StoreError) in try store.fetchCommittedRows(query) }
+            let state = ResultsState(query: query, rows: rows)
             store.addObserver(inbox)
             return state
         }
@@ -166,7 +168,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         }
         try queue.withStore { store throws(StoreError) in
             let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
-            let rows = try store.fetchCommittedRows(query)
+            let rows = try store.readingAtCursor { () throws(StoreError) in try store.fetchCommittedRows(query) }
             inbox.post(.replace(query, rows))
         }
         consumer.withLock { $0.request = request }
@@ -213,7 +215,9 @@ public final class LiveResults: Sendable, LiveQueryRequest {
                 resolved.append(step)
             case .resync:
                 let current = query
-                let rows = try queue.withStore { store throws(StoreError) in try store.fetchCommittedRows(current) }
+                let rows = try queue.withStore { store throws(StoreError) in
+                    try store.readingAtCursor { () throws(StoreError) in try store.fetchCommittedRows(current) }
+                }
                 resolved.append(.replace(current, rows))
             default:
                 resolved.append(step)

@@ -42,13 +42,11 @@ struct BoundQuery: Sendable {
     let sectionIndex: Int?
     /// `SELECT … FROM … WHERE … ORDER BY …` for the whole result.
     let selectSQL: String
-    /// `SELECT rowid, key, sort columns … ORDER BY …`: the order alone, which an index on
-    /// the sort columns serves without reading the rows (an index holds the rowid).
+    /// `SELECT key, sort columns … WHERE … ORDER BY …`: the order alone, which an index on
+    /// the sort columns (and the key) serves without reading the rows.
     let orderSQL: String
-    /// `SELECT rowid, every column … WHERE … ORDER BY rowid`: the rows alone, in table order.
-    let scanSQL: String
-    /// The attribute indexes `orderSQL` returns after the rowid, in order: the key, then
-    /// the sort values other than the key.
+    /// The attribute indexes `orderSQL` returns, in order: the key, then the sort values
+    /// other than the key.
     let orderColumns: [Int]
 
     init(_ request: FetchRequest, entity: Entity) throws(StoreError) {
@@ -80,10 +78,9 @@ struct BoundQuery: Sendable {
         let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         let table = Identifier.quoted(entity.name)
         selectSQL = "SELECT \(columns) FROM \(table) WHERE \(predicate.sql) ORDER BY \(sort.orderBySQL)"
-        scanSQL = "SELECT rowid, \(columns) FROM \(table) WHERE \(predicate.sql) ORDER BY rowid"
         orderColumns = [entity.keyIndex] + sort.attributeIndexes.filter { $0 != entity.keyIndex }
         let ordered = orderColumns.map { Identifier.quoted(entity.attributes[$0].name) }.joined(separator: ", ")
-        orderSQL = "SELECT rowid, \(ordered) FROM \(table) WHERE \(predicate.sql) ORDER BY \(sort.orderBySQL)"
+        orderSQL = "SELECT \(ordered) FROM \(table) WHERE \(predicate.sql) ORDER BY \(sort.orderBySQL)"
     }
 
     /// The section name of a row: its section attribute's value, or null without sections.

@@ -10,37 +10,33 @@ extension IncrementalResults {
         let newRow: [Value]?
         /// The section the row is in now, if it is in the results.
         let newName: Value?
-        /// The new row's fingerprint, when the row was in the results before.
-        let newFingerprint: UInt64?
     }
 
-    /// Applies the current rows of the keys a commit touched and returns the change, in
+    /// Applies the rows of the keys a commit touched and returns the change, in
     /// O(k log n) for k touched keys; nil when the results did not change.
-    func apply(touched: [Value: [Value]?]) -> IncrementalChange? {
+    ///
+    /// The results are at the tracker's cursor, so a key whose row before equals its row
+    /// now (written, then written back) is no change; any other key in the results changed.
+    func apply(touched: [Value: TouchedRow]) -> IncrementalChange? {
         var touches: [Touch] = []
-        for (key, current) in touched {
+        var removedRows: [Value: [Value]] = [:]
+        for (key, rows) in touched {
             let oldID = arena.id(forKey: key)
-            let newRow = current.flatMap { query.predicate.evaluate($0) ? $0 : nil }
-            var newFingerprint: UInt64?
-            if let oldID, let newRow {
-                let fingerprint = Arena.fingerprint(newRow)
-                if arena.fingerprints[Int(oldID)] == fingerprint, arena.compare(oldID, newRow) == 0 {
-                    continue  // written, but every value is as it was
-                }
-                newFingerprint = fingerprint
-            }
+            let newRow = rows.after.flatMap { query.predicate.evaluate($0) ? $0 : nil }
             if oldID == nil && newRow == nil { continue }
+            if oldID != nil && newRow != nil && !rows.isChanged { continue }  // every value is as it was
+            if let oldID, newRow == nil {
+                removedRows[key] = rows.before ?? cache.row(forKey: key) ?? arena.partialRow(Int(oldID))
+            }
             touches.append(Touch(key: key, oldName: oldID.map { arena.sectionName($0) },
-                                 newRow: newRow, newName: newRow.map { query.sectionName(of: $0) },
-                                 newFingerprint: newFingerprint))
+                                 newRow: newRow, newName: newRow.map { query.sectionName(of: $0) }))
         }
         guard !touches.isEmpty else { return nil }
         touches.sort { Value.compare($0.key, $1.key) < 0 }  // a fixed order, whatever the dictionary's
 
-        // 1. Before any change: old ranks, paths and section geometry, and deleted rows.
+        // 1. Before any change: old ranks, paths and section geometry.
         var old: [Value: (rank: Int, path: IndexPath)] = [:]
         var before = SectionGeometry()
-        var removedRows: [Value: [Value]] = [:]
         for touch in touches {
             if let name = touch.oldName { before.record(name, from: self) }
             if let name = touch.newName { before.record(name, from: self) }
@@ -48,13 +44,12 @@ extension IncrementalResults {
         for touch in touches where touch.oldName != nil {
             guard let rank = rank(ofKey: touch.key) else { continue }
             old[touch.key] = (rank, indexPath(ofRank: rank))
-            if touch.newRow == nil { removedRows[touch.key] = cache.row(forKey: touch.key) ?? arena.partialRow(Int(arena.id(forKey: touch.key)!)) }
         }
 
         // 2. Change the tree and the arena.
         for touch in touches {
             if let id = arena.id(forKey: touch.key), let newRow = touch.newRow, arena.compare(id, newRow) == 0 {
-                replaceInPlace(key: touch.key, with: newRow, fingerprint: touch.newFingerprint ?? Arena.fingerprint(newRow))
+                replaceInPlace(key: touch.key, with: newRow)
             } else {
                 if touch.oldName != nil { remove(key: touch.key) }
                 if let newRow = touch.newRow { insert(newRow) }

@@ -1,6 +1,6 @@
 extension IncrementalResults {
-    /// What the engine keeps of each row: its key, its sort values (the key excepted) and a
-    /// fingerprint of all its values, in flat arrays indexed by id.
+    /// What the engine keeps of each row: its key and its sort values (the key excepted),
+    /// in flat arrays indexed by id.
     final class Arena {
         let query: BoundQuery
         /// For each sort key: where its value is — `nil` for the key itself (read from
@@ -9,7 +9,6 @@ extension IncrementalResults {
         let width: Int
         var keys: [Value] = []
         var sortValues: [Value] = []
-        var fingerprints: [UInt64] = []
         private var index = KeyIndex()
         var freeIDs: [Int32] = []
         /// The section value the probe id (-1) stands for.
@@ -31,17 +30,13 @@ extension IncrementalResults {
             self.width = width
         }
 
-        /// A fingerprint of every value of a row (see ``Fingerprint``).
-        static func fingerprint(_ row: [Value]) -> UInt64 { Fingerprint.of(row) }
-
-        /// Adds a row known by its key, its sort values (in ``slots`` order, the key
-        /// excepted) and its fingerprint: what a fetch reads without building the row.
-        /// The key is not indexed until ``indexAppendedKeys()``: a fetch indexes them all
-        /// at once, in a table sized for them.
-        func append(key: Value, sortValues values: some Sequence<Value>, fingerprint: UInt64) -> Int32 {
+        /// Adds a row known by its key and its sort values (in ``slots`` order, the key
+        /// excepted): what a fetch reads without building the row. The key is not indexed
+        /// until ``indexAppendedKeys()``: a fetch indexes them all at once, in a table
+        /// sized for them.
+        func append(key: Value, sortValues values: [Value]) -> Int32 {
             let id = Int32(keys.count)
             keys.append(key)
-            fingerprints.append(fingerprint)
             sortValues.append(contentsOf: values)
             precondition(sortValues.count == keys.count * width, "a row needs one value per sort key")
             return id
@@ -60,7 +55,6 @@ extension IncrementalResults {
         /// Makes room for `count` more rows.
         func reserve(_ count: Int) {
             keys.reserveCapacity(keys.count + count)
-            fingerprints.reserveCapacity(fingerprints.count + count)
             sortValues.reserveCapacity(sortValues.count + count * width)
             index.reserve(count)
         }
@@ -71,7 +65,6 @@ extension IncrementalResults {
             if let free = freeIDs.popLast() {
                 id = free
                 keys[Int(id)] = key
-                fingerprints[Int(id)] = Self.fingerprint(row)
                 var offset = Int(id) * width
                 for (position, slot) in slots.enumerated() where slot != nil {
                     sortValues[offset] = row[query.sort.attributeIndexes[position]]
@@ -80,7 +73,6 @@ extension IncrementalResults {
             } else {
                 id = Int32(keys.count)
                 keys.append(key)
-                fingerprints.append(Self.fingerprint(row))
                 for (position, slot) in slots.enumerated() where slot != nil {
                     sortValues.append(row[query.sort.attributeIndexes[position]])
                 }

@@ -4,9 +4,10 @@ import RosterUpdates
 /// *k* rows costs O(*k* log *n*) — the positions, the sections and the moves — however
 /// many rows the results hold.
 ///
-/// Only what ordering needs stays in memory: each row's key, its sort values and a
-/// fingerprint of all its values (to tell an update from a no-op), in an arena indexed by
-/// small integer ids. The tree orders ids by the query's sort (which ends with the key,
+/// Only what ordering needs stays in memory: each row's key and its sort values, in an
+/// arena indexed by small integer ids. Whether a touched row's other values changed comes
+/// with the change itself (``TouchedRow``: the change log keeps before-images), so the
+/// results need nothing else of a row. The tree orders ids by the query's sort (which ends with the key,
 /// so no two rows tie); a second tree holds the section names in order. Whole objects are
 /// loaded on demand, a batch at a time, into a bounded cache (``RowCache``).
 ///
@@ -55,65 +56,26 @@ final class IncrementalResults {
         sectionNames = CountedBTree(sorted: names, compare: sectionNames.compare)
     }
 
-    /// Fetches the results straight from the store, in two passes of one read
-    /// transaction: the order (key and sort values, which an index on the sort serves
-    /// without touching the rows), then the rows in table order, hashed into fingerprints.
-    /// Reading whole rows in sort order would cost a random lookup per row. Only the
-    /// first rows are built whole, for the cache.
+    /// Fetches the results straight from the store: the key and sort values of each row,
+    /// in order, which an index on the sort serves without touching the rows. Objects are
+    /// loaded when asked for. Call it in a read transaction at the tracker's cursor
+    /// (``Store/readingAtCursor(_:)``).
     init(query: BoundQuery, store: Store, loader: @escaping ([Value]) -> [Value: [Value]]) throws(StoreError) {
         self.query = query
         let arena = Arena(query: query)
         self.arena = arena
-        let cache = RowCache(capacity: 4_096, loader: loader)
-        self.cache = cache
+        cache = RowCache(capacity: 4_096, loader: loader)
         let sectionAscending = query.sort.ascending.first ?? true
         let compare = Self.comparator(arena: arena, query: query)
-        let attributes = query.entity.attributes
-        let orderColumns = query.orderColumns
-        let keyType = attributes[query.entity.keyIndex].type
-        var ids: [Int32] = []
-        var names: [Value] = []
-        var counts: [Value: Int] = [:]
-        try store.readingSnapshot { () throws(StoreError) in
-            var currentName: Value?
-            var currentCount = 0
-            // Which id each rowid got, so the table-order pass finds rows without a key lookup.
-            var rowids: [Int64] = []
-            try store.forEachCommittedRow(query.orderSQL, arguments: query.predicate.arguments) { statement in
-                rowids.append(statement.rowid(column: 0))
-                let key = statement.column(1, as: keyType)
-                let sortValues = (1..<orderColumns.count).lazy.map { statement.column($0 + 1, as: attributes[orderColumns[$0]].type) }
-                let id = arena.append(key: key, sortValues: sortValues, fingerprint: 0)
-                ids.append(id)
-                // Rows come sorted by section first: count runs, one dictionary write per section.
-                let name = arena.sectionName(id)
-                if currentName != name {
-                    if let currentName { counts[currentName] = currentCount }
-                    currentName = name
-                    currentCount = 0
-                    names.append(name)
-                }
-                currentCount += 1
-            }
-            if let currentName { counts[currentName] = currentCount }
-            arena.indexAppendedKeys()
-            let idByRowid = RowidMap(rowids)
-            let prefill = Int32(cache.capacity / 2)
-            try store.forEachCommittedRow(query.scanSQL, arguments: query.predicate.arguments) { statement in
-                guard let id = idByRowid.id(for: statement.rowid(column: 0)) else { return }
-                var fingerprint = Fingerprint()
-                for index in attributes.indices { fingerprint.add(column: index + 1, of: statement, as: attributes[index].type) }
-                arena.fingerprints[Int(id)] = fingerprint.value
-                // Ids follow the order, so the smallest are the first rows.
-                if id < prefill {
-                    let row = attributes.indices.map { statement.column($0 + 1, as: attributes[$0].type) }
-                    cache.store(row, forKey: row[query.entity.keyIndex])
-                }
-            }
+        let reader = OrderReader(query: query, arena: arena)
+        try store.forEachCommittedRow(query.orderSQL, arguments: query.predicate.arguments) { statement in
+            reader.read(statement)
         }
-        sectionCounts = counts
-        tree = CountedBTree(sorted: ids, compare: compare)
-        sectionNames = CountedBTree(sorted: names, compare: { a, b in
+        reader.finishSection()
+        arena.indexAppendedKeys()
+        sectionCounts = reader.counts
+        tree = CountedBTree(sorted: reader.ids, compare: compare)
+        sectionNames = CountedBTree(sorted: reader.names, compare: { a, b in
             let order = Value.compare(a, b)
             return sectionAscending ? order : -order
         })
@@ -199,11 +161,6 @@ final class IncrementalResults {
         return indexPath(ofRank: rank)
     }
 
-    /// The fingerprint of the row with this key.
-    func fingerprint(forKey key: Value) -> UInt64? {
-        arena.id(forKey: key).map { arena.fingerprints[Int($0)] }
-    }
-
     /// The row with this key from the cache, or its key and sort values.
     func knownRow(forKey key: Value) -> [Value]? {
         guard let id = arena.id(forKey: key) else { return nil }
@@ -246,9 +203,8 @@ final class IncrementalResults {
     }
 
     /// Replaces a row whose sort position does not change.
-    func replaceInPlace(key: Value, with row: [Value], fingerprint: UInt64) {
-        guard let id = arena.id(forKey: key) else { return }
-        arena.fingerprints[Int(id)] = fingerprint
+    func replaceInPlace(key: Value, with row: [Value]) {
+        guard arena.id(forKey: key) != nil else { return }
         cache.store(row, forKey: key)
     }
 
@@ -278,4 +234,10 @@ final class IncrementalResults {
         if count == 0 { sectionNames.insert(name) }
         sectionCounts[name] = count + 1
     }
+}
+
+import Foundation
+enum PhaseClock {
+    nonisolated(unsafe) static var last = Date()
+    static func mark(_ s: String) { let now = Date(); if ProcessInfo.processInfo.environment["PHASES"] != nil { print("  \(s): \(Int(now.timeIntervalSince(last)*1000)) ms") }; last = now }
 }

@@ -30,6 +30,8 @@ public final class ResultsController: LiveQueryRequest {
     public internal(set) var lastChange: ChangeGroup<Value, Value>?
     /// Whether ``performFetch()`` has run.
     public private(set) var hasFetched = false
+    /// Set while ``performFetch()`` runs: changes delivered first are in the new results.
+    private var isFetching = false
 
     var engine: any ResultsEngine
     /// Edits the user already made on screen, for the next change.
@@ -87,9 +89,16 @@ public final class ResultsController: LiveQueryRequest {
 
     /// Loads the results and starts tracking changes. Calls no delegate method.
     ///
+    /// The results show the entity's attributes as the store defines them when this runs;
+    /// attributes added later appear after the next `performFetch()`.
+    ///
     /// - Throws: ``StoreError/database(_:)`` when the query fails.
     public func performFetch() throws(StoreError) {
-        engine = try fetchEngine(query: engine.query)
+        isFetching = true
+        defer { isFetching = false }
+        // Bound again: the entity may have gained attributes since the controller was made.
+        let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
+        engine = try store.readingAtCursor { () throws(StoreError) in try fetchEngine(query: query) }
         if !hasFetched {
             hasFetched = true
             store.addObserver(self)
@@ -109,32 +118,29 @@ public final class ResultsController: LiveQueryRequest {
             engine = makeEngine(query: query, rows: [])
             return
         }
-        let rows = try store.fetchCommittedRows(query)
+        let rows = try store.readingAtCursor { () throws(StoreError) in try store.fetchCommittedRows(query) }
         self.request = request
-        replaceResults(query: query, rows: rows)
+        // The results and the new rows are the same committed state: no value changed.
+        replaceResults(query: query, rows: rows, updated: { _ in false })
     }
 
-    /// Swaps in new results and reports the difference by diffing whole snapshots.
-    func replaceResults(query: BoundQuery, rows: [[Value]]) {
+    /// Swaps in new results and reports the difference by diffing whole snapshots;
+    /// `updated` tells which objects in both changed their values.
+    func replaceResults(query: BoundQuery, rows: [[Value]], updated: (Value) -> Bool) {
         var old = engine.snapshot
         for edit in pendingUserEdits { edit.apply(to: &old) }
         pendingUserEdits = []
         let previous = engine
         engine = makeEngine(query: query, rows: rows)
-        let keyIndex = query.entity.keyIndex
-        var updated: Set<Value> = []
-        for row in rows {
-            if let before = previous.row(forKey: row[keyIndex]), before != row { updated.insert(row[keyIndex]) }
-        }
         report(diff(from: old, previous: previous, updated: updated))
     }
 
-    private func diff(from old: [Section<Value, Value>], previous: any ResultsEngine, updated: Set<Value>) -> IncrementalChange? {
-        let group = SnapshotDiff.changes(from: old, to: engine.snapshot, isUpdated: { updated.contains($0) })
+    private func diff(from old: [Section<Value, Value>], previous: any ResultsEngine, updated: (Value) -> Bool) -> IncrementalChange? {
+        let group = SnapshotDiff.changes(from: old, to: engine.snapshot, isUpdated: updated)
         guard !group.isEmpty else { return nil }
         var change = IncrementalChange(group: group)
         for object in group.objectChanges where object.type == .delete {
-            change.removedRows[object.item] = previous.row(forKey: object.item)
+            change.removedRows[object.item] = previous.knownRow(forKey: object.item)
         }
         for section in group.sectionChanges where section.type == .delete {
             change.oldSectionCounts[section.index] = old[section.index].items.count
@@ -166,15 +172,19 @@ public final class ResultsController: LiveQueryRequest {
 extension ResultsController: StoreObserver {
     var observedEntityName: String { engine.query.entity.name }
 
-    /// Applies the current rows of the keys a commit touched, and reports the difference.
+    /// Applies the rows of the keys a commit touched, and reports the difference.
+    ///
+    /// It runs inside the store's delivery, whose read transaction sees exactly the state
+    /// the changes lead to: a re-fetch here reads that state and nothing newer.
     func storeDidCommit(_ changes: CommittedChanges) {
-        guard hasFetched else { return }
+        guard hasFetched, !isFetching else { return }
         if changes.needsResync {
-            // The log was pruned past what this query read: re-fetch and diff.
-            if let rows = try? store.fetchCommittedRows(engine.query) { replaceResults(query: engine.query, rows: rows) }
+            // The log was pruned past what this query read: re-fetch and diff. Which values
+            // changed is lost with the log, so every object that stays is reported updated.
+            if let rows = try? store.fetchCommittedRows(engine.query) { replaceResults(query: engine.query, rows: rows, updated: { _ in true }) }
             return
         }
-        let touched = changes.rowsByEntity[engine.query.entity.name] ?? [:]
+        let touched = changes.rows(of: engine.query.entity)
         guard !touched.isEmpty || !pendingUserEdits.isEmpty else { return }
         let isBulk = Double(touched.count) > bulkFraction * Double(max(engine.count, 64))
         if pendingUserEdits.isEmpty && !isBulk {
@@ -186,25 +196,18 @@ extension ResultsController: StoreObserver {
         }
     }
 
-    /// A bulk change: re-fetch and diff whole snapshots; updates are the rows whose
-    /// fingerprint changed (all of them are compared: the re-fetch may also see a commit
-    /// that the next delivery will bring).
-    private func reportBulkChange(touched: [Value: [Value]?], refetched: any ResultsEngine) {
+    /// A bulk change: re-fetch and diff whole snapshots; updates are the touched rows whose
+    /// values changed.
+    private func reportBulkChange(touched: [Value: TouchedRow], refetched: any ResultsEngine) {
         let old = engine.snapshot
         let previous = engine
         engine = refetched
         let new = engine.snapshot
-        var updated: Set<Value> = []
-        for section in new {
-            for key in section.items {
-                if let before = previous.fingerprint(forKey: key), before != refetched.fingerprint(forKey: key) { updated.insert(key) }
-            }
-        }
-        let group = SnapshotDiff.changes(from: old, to: new, isUpdated: { updated.contains($0) })
+        let group = SnapshotDiff.changes(from: old, to: new, isUpdated: { touched[$0]?.isChanged ?? false })
         guard !group.isEmpty else { return }
         var change = IncrementalChange(group: group)
         for object in group.objectChanges where object.type == .delete {
-            change.removedRows[object.item] = previous.knownRow(forKey: object.item)
+            change.removedRows[object.item] = touched[object.item]?.before ?? previous.knownRow(forKey: object.item)
         }
         for section in group.sectionChanges where section.type == .delete {
             change.oldSectionCounts[section.index] = old[section.index].items.count
@@ -214,22 +217,16 @@ extension ResultsController: StoreObserver {
 
     /// A change that starts from the list as the user left it: apply, then diff whole
     /// snapshots from the user's view.
-    private func reportChangeFromUserEdits(touched: [Value: [Value]?]) {
+    private func reportChangeFromUserEdits(touched: [Value: TouchedRow]) {
         var old = engine.snapshot
         for edit in pendingUserEdits { edit.apply(to: &old) }
         pendingUserEdits = []
         var oldRows: [Value: [Value]] = [:]
-        var oldFingerprints: [Value: UInt64] = [:]
         for key in touched.keys {
-            oldRows[key] = engine.knownRow(forKey: key)
-            oldFingerprints[key] = engine.fingerprint(forKey: key)
+            oldRows[key] = touched[key]?.before ?? engine.knownRow(forKey: key)
         }
         _ = engine.apply(touched: touched)
-        var updated: Set<Value> = []
-        for (key, before) in oldFingerprints {
-            if let after = engine.fingerprint(forKey: key), after != before { updated.insert(key) }
-        }
-        let group = SnapshotDiff.changes(from: old, to: engine.snapshot, isUpdated: { updated.contains($0) })
+        let group = SnapshotDiff.changes(from: old, to: engine.snapshot, isUpdated: { touched[$0]?.isChanged ?? false })
         guard !group.isEmpty else { return }
         var change = IncrementalChange(group: group)
         for object in group.objectChanges where object.type == .delete {

@@ -23,12 +23,10 @@ protocol ResultsEngine: AnyObject {
     func row(atRank rank: Int) -> [Value]
     func row(forKey key: Value) -> [Value]?
     func indexPath(for key: Value) -> IndexPath?
-    /// The fingerprint of the row with this key (see ``Fingerprint``), if it is in the results.
-    func fingerprint(forKey key: Value) -> UInt64?
     /// The row with this key as far as it is known without loading it (deleted rows).
     func knownRow(forKey key: Value) -> [Value]?
-    /// Applies the current rows of touched keys; the change, or nil when nothing changed.
-    func apply(touched: [Value: [Value]?]) -> IncrementalChange?
+    /// Applies the rows of touched keys; the change, or nil when nothing changed.
+    func apply(touched: [Value: TouchedRow]) -> IncrementalChange?
 }
 
 extension IncrementalResults: ResultsEngine {}
@@ -54,10 +52,9 @@ final class RefetchingResults: ResultsEngine {
     func row(atRank rank: Int) -> [Value] { state.rows[rank] }
     func row(forKey key: Value) -> [Value]? { state.rowByKey[key] }
     func indexPath(for key: Value) -> IndexPath? { state.indexPath(for: key) }
-    func fingerprint(forKey key: Value) -> UInt64? { state.rowByKey[key].map(Fingerprint.of) }
     func knownRow(forKey key: Value) -> [Value]? { state.rowByKey[key] }
 
-    func apply(touched: [Value: [Value]?]) -> IncrementalChange? {
+    func apply(touched: [Value: TouchedRow]) -> IncrementalChange? {
         guard let rows = refetch(state.query) else { return nil }
         guard let delta = state.replace(query: state.query, rows: rows) else { return nil }
         var change = IncrementalChange(group: delta.group, removedRows: delta.removedRows)

@@ -95,9 +95,11 @@ struct ResultsState: Sendable {
     private mutating func absorb(touched: [Value: [Value]?]) -> Bool {
         var removed: Set<Value> = []
         var added: [[Value]] = []
+        // Rows may carry attributes added to the entity after this query was bound: not shown.
+        let width = query.entity.attributes.count
         for (key, current) in touched {
             let old = rowByKey[key]
-            let new = current.flatMap { query.predicate.evaluate($0) ? $0 : nil }
+            let new = current.map { $0.count > width ? Array($0.prefix(width)) : $0 }.flatMap { query.predicate.evaluate($0) ? $0 : nil }
             guard old != new else { continue }
             if old != nil { removed.insert(key) }
             if let new { added.append(new) }

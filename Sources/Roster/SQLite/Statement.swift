@@ -1,4 +1,9 @@
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A compiled SQL statement with bound parameters, stepped row by row.
 ///
@@ -111,6 +116,27 @@ final class Statement {
         }
     }
 
+    /// Column `index` as ``column(_:as:)`` reads it, or `previous` itself when the column
+    /// holds exactly that value, without building a new one; and whether it did.
+    func column(_ index: Int, as type: AttributeType, reusing previous: Value) -> (value: Value, isSame: Bool) {
+        let column = Int32(index)
+        switch (sqlite3_column_type(handle, column), type, previous) {
+        case (SQLITE_TEXT, .string, let .string(text)):
+            let count = Int(sqlite3_column_bytes(handle, column))
+            let utf8 = text.utf8
+            guard count == utf8.count, let bytes = sqlite3_column_text(handle, column) else { break }
+            let isSame = count == 0 || utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, bytes, count) == 0 } ?? false
+            if isSame { return (previous, true) }
+        case (SQLITE_INTEGER, .integer, let .integer(number)):
+            let value = sqlite3_column_int64(handle, column)
+            return (value == number ? previous : .integer(value), value == number)
+        default:
+            break
+        }
+        let value = self.column(index, as: type)
+        return (value, value == previous)
+    }
+
     private func text(_ column: Int32) -> String {
         guard let bytes = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
@@ -118,9 +144,3 @@ final class Statement {
     }
 }
 
-extension Statement {
-    /// Column `index` of the current row as a rowid (an integer).
-    func rowid(column index: Int) -> Int64 {
-        sqlite3_column_int64(handle, Int32(index))
-    }
-}

@@ -1,11 +1,40 @@
-/// What committed transactions changed, as the current rows of the keys they touched.
+/// What committed writes did to one key: its row at the reader's cursor and its row now.
+struct TouchedRow: Equatable {
+    /// The row as it was at the cursor; nil when no object had the key then.
+    var before: [Value]?
+    /// The row now; nil when no object has the key any more.
+    var after: [Value]?
+
+    /// Whether some value differs: false for a value written and written back.
+    var isChanged: Bool { before != after }
+
+    /// The rows cut to the first `count` attributes: what a live query sees that was
+    /// bound before the entity gained attributes (they are always added at the end).
+    func prefix(_ count: Int) -> TouchedRow {
+        TouchedRow(before: before.map { Array($0.prefix(count)) }, after: after.map { Array($0.prefix(count)) })
+    }
+}
+
+extension CommittedChanges {
+    /// The touched rows of an entity as a live query bound to `entity` sees them: with
+    /// only its attributes, when the entity has gained some since.
+    func rows(of entity: Entity) -> [Value: TouchedRow] {
+        guard let rows = rowsByEntity[entity.name] else { return [:] }
+        let count = entity.attributes.count
+        guard let sample = rows.first?.value, ((sample.after ?? sample.before)?.count ?? count) != count else { return rows }
+        return rows.mapValues { $0.prefix(count) }
+    }
+}
+
+/// What committed transactions changed: for each key they touched, its row before (at the
+/// tracker's cursor) and now.
 ///
-/// A touched key maps to its row now, or to nil when no object has that key any more.
-/// Because it carries current state rather than deltas, applying it twice, or after a
-/// fetch that already saw part of it, gives the same result.
+/// The rows now are current state rather than deltas, so applying them twice gives the
+/// same result; the rows before tell a live query that keeps only sort values whether
+/// anything else changed.
 struct CommittedChanges {
-    /// Current rows of touched keys, by entity name.
-    var rowsByEntity: [String: [Value: [Value]?]] = [:]
+    /// Touched keys of each entity, by entity name.
+    var rowsByEntity: [String: [Value: TouchedRow]] = [:]
     /// True when the log was pruned past the last entry read: observers must re-fetch.
     var needsResync = false
     /// The last change-log entry these changes include.
@@ -14,12 +43,13 @@ struct CommittedChanges {
 
 /// Reads the change log that the entity triggers fill (see ``SchemaCatalog``).
 ///
-/// Each trigger appends the key it touched to `_roster_changes`, so the log records every
-/// committed write, through this store or any other connection. The tracker remembers the
-/// last entry it read (`cursor`); after a commit it reads the entries past it and the
-/// current rows of those keys, all in one read transaction so they are consistent. A
-/// write that changed a value and changed it back leaves the key in the log, but its row
-/// compares equal to what the live query holds, so it reports nothing.
+/// Each trigger appends the key it touched to `_roster_changes`, with the row's values
+/// before the write, so the log records every committed write, through this store or any
+/// other connection. The tracker remembers the last entry it read (`cursor`); after a
+/// commit it reads, for each key in the entries past it, the before-image of its first
+/// entry (the row at the cursor) and its current row, in the caller's read transaction.
+/// A write that changed a value and changed it back leaves the key in the log, but its
+/// row before equals its row now, so it reports nothing.
 final class ChangeTracker {
     private let reader: Connection
     /// The last log entry read.
@@ -53,24 +83,13 @@ final class ChangeTracker {
         return version != lastDataVersion
     }
 
-    /// Reads the log past the cursor and the current rows of the touched keys of `entities`.
+    /// Reads the log past the cursor and the touched rows of `entities`, and moves the
+    /// cursor past them. Call it inside a read transaction on the reading connection, so
+    /// that the log and the rows are one consistent state.
     ///
     /// - Returns: nil when nothing was committed since the last call.
     func collect(entities: [Entity]) throws(DatabaseError) -> CommittedChanges? {
-        try reader.execute("BEGIN")
-        do {
-            let changes = try collectInTransaction(entities: entities)
-            try reader.execute("COMMIT")
-            lastDataVersion = try reader.dataVersion()
-            return changes
-        } catch {
-            try? reader.execute("ROLLBACK")
-            throw error
-        }
-    }
-
-    private func collectInTransaction(entities: [Entity]) throws(DatabaseError) -> CommittedChanges? {
-        let newest = try Self.integer(from: maxStatement)
+        let newest = try newestEntry()
         guard newest > cursor else { return nil }
         var changes = CommittedChanges(through: newest)
         let prunedThrough = try Self.integer(from: prunedStatement)
@@ -86,23 +105,38 @@ final class ChangeTracker {
         return changes
     }
 
-    private func touchedRows(of entity: Entity, after first: Int64, through last: Int64) throws(DatabaseError) -> [Value: [Value]?] {
+    /// The last entry in the log, as the current read transaction sees it.
+    func newestEntry() throws(DatabaseError) -> Int64 {
+        try Self.integer(from: maxStatement)
+    }
+
+    /// Notes the file's data version as the current read transaction sees it, so that
+    /// ``fileChangedSinceLastCheck()`` reports only commits made after that state.
+    func noteDataVersion() throws(DatabaseError) {
+        lastDataVersion = try reader.dataVersion()
+    }
+
+    private func touchedRows(of entity: Entity, after first: Int64, through last: Int64) throws(DatabaseError) -> [Value: TouchedRow] {
         let statement = try rowStatement(for: entity)
         try statement.bind([.integer(first), .integer(last), .string(entity.name)])
-        var rows: [Value: [Value]?] = [:]
-        let count = entity.attributes.count
+        defer { statement.reset() }
+        var rows: [Value: TouchedRow] = [:]
+        let attributes = entity.attributes
+        func row(startingAt offset: Int) -> [Value] {
+            var values: [Value] = []
+            values.reserveCapacity(attributes.count)
+            for (index, attribute) in attributes.enumerated() {
+                values.append(statement.column(offset + index, as: attribute.type))
+            }
+            return values
+        }
+        // Columns: the key, whether a before-image exists, the before-image, the row now.
+        let afterOffset = 2 + attributes.count
         while try statement.step() {
             let key = statement.column(0, as: entity.key.type)
-            if statement.column(1 + entity.keyIndex).isNull {
-                rows[key] = .some(nil)
-            } else {
-                var values: [Value] = []
-                values.reserveCapacity(count)
-                for (index, attribute) in entity.attributes.enumerated() {
-                    values.append(statement.column(1 + index, as: attribute.type))
-                }
-                rows[key] = values
-            }
+            let hadRow = statement.column(1) == .integer(1)
+            let hasRow = !statement.column(afterOffset + entity.keyIndex).isNull
+            rows[key] = TouchedRow(before: hadRow ? row(startingAt: 2) : nil, after: hasRow ? row(startingAt: afterOffset) : nil)
         }
         return rows
     }
@@ -114,10 +148,14 @@ final class ChangeTracker {
 
     private func rowStatement(for entity: Entity) throws(DatabaseError) -> Statement {
         if let statement = rowStatements[entity.name] { return statement }
-        let columns = entity.attributes.map { "t.\(Identifier.quoted($0.name))" }.joined(separator: ", ")
+        func columns(_ table: String) -> String {
+            entity.attributes.map { "\(table).\(Identifier.quoted($0.name))" }.joined(separator: ", ")
+        }
+        // A key's first entry after the cursor holds its row at the cursor (none for an insert).
         let statement = try reader.prepare("""
-            SELECT c.key, \(columns)
-            FROM (SELECT DISTINCT key FROM _roster_changes WHERE seq > ? AND seq <= ? AND entity = ?) AS c
+            SELECT c.key, b.seq IS NOT NULL, \(columns("b")), \(columns("t"))
+            FROM (SELECT key, min(seq) AS first FROM _roster_changes WHERE seq > ? AND seq <= ? AND entity = ? GROUP BY key) AS c
+            LEFT JOIN \(SchemaCatalog.beforeTable(entity)) AS b ON b.seq = c.first
             LEFT JOIN \(Identifier.quoted(entity.name)) AS t ON t.\(Identifier.quoted(entity.key.name)) = c.key
             """)
         rowStatements[entity.name] = statement
@@ -127,14 +165,16 @@ final class ChangeTracker {
     /// Removes log entries that every reader in this process has read, keeping the newest
     /// ``retainedEntries`` for readers in other processes; a reader that falls further
     /// behind re-fetches instead (``CommittedChanges/needsResync``).
-    func pruneIfNeeded(using writer: Connection) throws(DatabaseError) {
+    func pruneIfNeeded(using writer: Connection, entities: some Sequence<Entity>) throws(DatabaseError) {
         guard cursor - knownPrunedThrough > 2 * Self.retainedEntries else { return }
         let limit = cursor - Self.retainedEntries
         try writer.execute("BEGIN IMMEDIATE")
         do {
-            let delete = try writer.prepare("DELETE FROM _roster_changes WHERE seq <= ?")
-            try delete.bind([.integer(limit)])
-            try delete.step()
+            for table in [SchemaCatalog.changesTable] + entities.map(SchemaCatalog.beforeTable) {
+                let delete = try writer.prepare("DELETE FROM \(table) WHERE seq <= ?")
+                try delete.bind([.integer(limit)])
+                try delete.step()
+            }
             let mark = try writer.prepare("UPDATE _roster_meta SET value = max(value, ?) WHERE name = 'pruned_through'")
             try mark.bind([.integer(limit)])
             try mark.step()

@@ -79,7 +79,11 @@ public final class Store {
             writer = try Connection(path: path)
             writer.setBusyTimeout(milliseconds: 5_000)
             try writer.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
-            try SchemaCatalog.install(on: writer)
+        } catch {
+            throw .database(error)
+        }
+        try SchemaCatalog.install(on: writer)
+        do {
             reader = try Connection(path: path)
             reader.setBusyTimeout(milliseconds: 5_000)
             tracker = try ChangeTracker(reader: reader)

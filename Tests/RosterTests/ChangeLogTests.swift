@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+@testable import Roster
+
+/// The change log's before-images, and the read transactions that keep live queries at
+/// the tracker's cursor: what lets the incremental engine keep no more of a row than its
+/// sort values and still tell a real change from a value written back.
+@Suite("Change log and before-images")
+struct ChangeLogTests {
+    /// A store with three posts and a live query over them, by rank.
+    final class Watched {
+        let store: Store
+        let controller: ResultsController
+        let recorder = GroupRecorder()
+
+        init(store: Store? = nil) throws {
+            let store = try store ?? postStore()
+            self.store = store
+            if store.entities["Post"] == nil { try store.define(postEntity()) }
+            try store.write {
+                for (key, rank) in [("p1", 1), ("p2", 2), ("p3", 3)] {
+                    try store.insert("Post", ["id": .string(key), "rank": .integer(Int64(rank)), "title": "t"])
+                }
+            }
+            controller = try ResultsController(store: store, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+            controller.delegate = recorder
+            try controller.performFetch()
+        }
+    }
+
+    func count(_ table: String, in store: Store) throws -> Int64 {
+        let statement = try store.writer.prepare("SELECT count(*) FROM \(table)")
+        _ = try statement.step()
+        guard case let .integer(count) = statement.column(0) else { return -1 }
+        return count
+    }
+
+    @Test func replacingARowWithTheSameValuesIsNoChangeAndWithOtherValuesAnUpdate() throws {
+        let watched = try Watched()
+        try watched.store.execute("INSERT OR REPLACE INTO Post(id, rank, title) VALUES ('p2', 2, 't')")
+        #expect(watched.recorder.takeGroups().isEmpty)
+        try watched.store.execute("INSERT OR REPLACE INTO Post(id, rank, title) VALUES ('p2', 2, 'new title')")
+        #expect(watched.recorder.takeGroups() == [ChangeGroup(objectChanges: [
+            ObjectChange(type: .update, item: "p2", from: IndexPath(item: 1, section: 0), to: IndexPath(item: 1, section: 0)),
+        ])])
+        #expect(watched.controller.object(at: IndexPath(item: 1, section: 0))["title"] == "new title")
+    }
+
+    @Test func anUpdateLogsTheRowBeforeIt() throws {
+        let watched = try Watched()
+        let store = watched.store
+        let before = try count("_roster_before_Post", in: store)
+        try store.update("Post", key: "p1", ["title": "changed"])
+        try store.delete("Post", key: "p3")
+        let statement = try store.writer.prepare("SELECT b.id, b.title FROM _roster_before_Post AS b ORDER BY seq DESC LIMIT 2")
+        var rows: [[Value]] = []
+        while try statement.step() { rows.append([statement.column(0), statement.column(1)]) }
+        #expect(rows == [["p3", "t"], ["p1", "t"]])
+        #expect(try count("_roster_before_Post", in: store) == before + 2)
+    }
+
+    @Test func aQueryFetchedWhileOtherConnectionsChangesArePendingStartsAfterThem() throws {
+        let watched = try Watched()
+        let store = watched.store
+        let other = try ExternalConnection(path: store.path)
+        try other.execute("UPDATE Post SET title = 'elsewhere' WHERE id = 'p2'")
+        // Not polled yet. A second query fetches: the first hears the pending change first.
+        let second = try ResultsController(store: store, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        let secondRecorder = GroupRecorder()
+        second.delegate = secondRecorder
+        try second.performFetch()
+        let update = ChangeGroup<Value, Value>(objectChanges: [
+            ObjectChange(type: .update, item: "p2", from: IndexPath(item: 1, section: 0), to: IndexPath(item: 1, section: 0)),
+        ])
+        #expect(watched.recorder.takeGroups() == [update])
+        #expect(secondRecorder.takeGroups().isEmpty)
+        // Written back: a change for both, though the value equals the one before the first write.
+        try other.execute("UPDATE Post SET title = 't' WHERE id = 'p2'")
+        #expect(try store.pollExternalChanges())
+        #expect(watched.recorder.takeGroups() == [update])
+        #expect(secondRecorder.takeGroups() == [update])
+    }
+
+    @Test func aCallbackReadsTheStateItIsToldAboutNotANewerOne() throws {
+        let watched = try Watched()
+        let store = watched.store
+        let other = try ExternalConnection(path: store.path)
+        final class Reader: ResultsControllerDelegate {
+            let other: ExternalConnection
+            var seen: [Value] = []
+            init(other: ExternalConnection) { self.other = other }
+            func controllerDidChangeContent(_ controller: ResultsController) {
+                // Another connection commits while the change is being reported.
+                try? other.execute("UPDATE Post SET title = 'later' WHERE id = 'p3'")
+                seen = (0..<controller.numberOfObjects).map { controller.object(at: IndexPath(item: $0, section: 0))["title"] ?? .null }
+            }
+        }
+        let reader = Reader(other: other)
+        watched.controller.delegate = reader
+        try store.update("Post", key: "p1", ["title": "now"])
+        #expect(reader.seen == ["now", "t", "t"])
+        #expect(try store.pollExternalChanges())
+        #expect(watched.controller.object(at: IndexPath(item: 2, section: 0))["title"] == "later")
+    }
+
+    @Test func aFileWithTheFirstLogFormatIsUpgradedWhenOpened() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("roster-upgrade-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        do {
+            let store = try Store(path: path)
+            try store.define(postEntity())
+        }
+        // Put back the triggers of the first format: keys only, no before-images.
+        let connection = try Connection(path: path)
+        try connection.execute("""
+            DROP TRIGGER _roster_Post_insert; DROP TRIGGER _roster_Post_replace;
+            DROP TRIGGER _roster_Post_update; DROP TRIGGER _roster_Post_delete;
+            DROP TABLE _roster_before_Post; DELETE FROM _roster_meta WHERE name = 'log_format';
+            CREATE TRIGGER "_roster_Post_insert" AFTER INSERT ON Post BEGIN INSERT INTO _roster_changes(entity, key) VALUES ('Post', NEW.id); END;
+            CREATE TRIGGER "_roster_Post_delete" AFTER DELETE ON Post BEGIN INSERT INTO _roster_changes(entity, key) VALUES ('Post', OLD.id); END;
+            CREATE TRIGGER "_roster_Post_update" AFTER UPDATE ON Post WHEN OLD.title IS NOT NEW.title BEGIN
+                INSERT INTO _roster_changes(entity, key) VALUES ('Post', OLD.id);
+            END;
+            """)
+        connection.close()
+
+        let watched = try Watched(store: Store(path: path))
+        #expect(try count("_roster_before_Post", in: watched.store) == 0)
+        try watched.store.write {
+            try watched.store.update("Post", key: "p1", ["title": "x"])
+            try watched.store.update("Post", key: "p1", ["title": "t"])
+        }
+        #expect(watched.recorder.takeGroups().isEmpty)
+        try watched.store.update("Post", key: "p1", ["rank": 5])
+        #expect(watched.recorder.takeGroups().count == 1)
+        #expect(watched.controller.snapshot == sections([(nil, ["p2", "p3", "p1"])]))
+    }
+
+    @Test func anAddedAttributeIsLoggedToo() throws {
+        let watched = try Watched()
+        let store = watched.store, controller = watched.controller, recorder = watched.recorder
+        var attributes = try postEntity().attributes
+        attributes.append(Attribute("likes", .integer))
+        try store.define(Entity("Post", key: "id", attributes: attributes))
+        // Bound before the new attribute: the controller does not see it, and goes on.
+        try store.update("Post", key: "p3", ["likes": 4])
+        #expect(recorder.takeGroups().isEmpty)
+        try store.update("Post", key: "p3", ["title": "seen"])
+        #expect(recorder.takeGroups().count == 1)
+        #expect(controller.object(at: IndexPath(item: 2, section: 0)).values.count == attributes.count - 1)
+        // Fetched again: it does.
+        try controller.performFetch()
+        #expect(controller.object(at: IndexPath(item: 2, section: 0))["likes"] == 4)
+        try store.write {
+            try store.update("Post", key: "p3", ["likes": 1])
+            try store.update("Post", key: "p3", ["likes": 4])
+        }
+        #expect(recorder.takeGroups().isEmpty)
+        try store.update("Post", key: "p3", ["likes": nil])
+        #expect(recorder.takeGroups().count == 1)
+        let statement = try store.writer.prepare("SELECT likes FROM _roster_before_Post ORDER BY seq DESC LIMIT 1")
+        _ = try statement.step()
+        #expect(statement.column(0) == .integer(4))
+    }
+
+    @Test func pruningDropsBeforeImagesWithTheirLogEntries() throws {
+        let watched = try Watched()
+        let store = watched.store
+        let total = Int(ChangeTracker.retainedEntries) * 2 + 2_000
+        try store.write {
+            for index in 0..<total { try store.insert("Post", ["id": .string("n\(index)"), "rank": .integer(Int64(10 + index))]) }
+        }
+        try store.execute("UPDATE Post SET title = 'all' WHERE id LIKE 'n%'")
+        #expect(try count("_roster_changes", in: store) <= ChangeTracker.retainedEntries)
+        #expect(try count("_roster_before_Post", in: store) <= ChangeTracker.retainedEntries)
+        #expect(try count("_roster_before_Post", in: store) > 0)
+        // Still tracking: the next write is reported.
+        _ = watched.recorder.takeGroups()
+        try store.update("Post", key: "p1", ["title": "after pruning"])
+        #expect(watched.recorder.takeGroups().count == 1)
+    }
+}
