@@ -31,4 +31,19 @@ struct KeyIndexTests {
             }
         }
     }
+
+    @Test func aTableFilledAtOnceFindsEveryKeyAndTakesLaterEdits() {
+        let keys: [Value] = (0..<5_000).map { .string("key\($0)") }
+        var index = KeyIndex()
+        index.insertAll(hashes: keys.map(\.hashValue))
+        for (id, key) in keys.enumerated() { #expect(index.id(for: key, keyOf: { keys[Int($0)] }) == Int32(id)) }
+        #expect(index.id(for: "key5000", keyOf: { keys[Int($0)] }) == nil)
+        var edited = keys
+        index.remove(key: "key7", keyOf: { edited[Int($0)] })
+        edited.append("late")
+        index.insert(Int32(edited.count - 1), key: "late", keyOf: { edited[Int($0)] })
+        #expect(index.id(for: "key7", keyOf: { edited[Int($0)] }) == nil)
+        #expect(index.id(for: "late", keyOf: { edited[Int($0)] }) == Int32(edited.count - 1))
+        #expect(index.id(for: "key4999", keyOf: { edited[Int($0)] }) == 4_999)
+    }
 }

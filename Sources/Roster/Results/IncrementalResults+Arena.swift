@@ -30,33 +30,14 @@ extension IncrementalResults {
             self.width = width
         }
 
-        /// Adds a row known by its key and its sort values (in ``slots`` order, the key
-        /// excepted): what a fetch reads without building the row. The key is not indexed
-        /// until ``indexAppendedKeys()``: a fetch indexes them all at once, in a table
-        /// sized for them.
-        func append(key: Value, sortValues values: [Value]) -> Int32 {
-            let id = Int32(keys.count)
-            keys.append(key)
-            sortValues.append(contentsOf: values)
-            precondition(sortValues.count == keys.count * width, "a row needs one value per sort key")
-            return id
-        }
-
-        /// Indexes the keys of every row appended since the last call.
-        func indexAppendedKeys() {
-            index.reserve(keys.count)
-            for id in indexedCount..<keys.count {
-                index.insert(Int32(id), key: keys[id], keyOf: { self.keys[Int($0)] })
-            }
-            indexedCount = keys.count
-        }
-        private var indexedCount = 0
-
-        /// Makes room for `count` more rows.
-        func reserve(_ count: Int) {
-            keys.reserveCapacity(keys.count + count)
-            sortValues.reserveCapacity(sortValues.count + count * width)
-            index.reserve(count)
+        /// Takes the rows of a fetch, in order (row *i* becomes id *i*), with each key's
+        /// `hashValue`, into an empty arena, and indexes the keys in a table sized for them.
+        func adopt(keys: [Value], sortValues: [Value], keyHashes: [Int]) {
+            precondition(self.keys.isEmpty, "only an empty arena adopts a fetch")
+            precondition(sortValues.count == keys.count * width && keyHashes.count == keys.count, "a row needs its key, its hash and one value per sort key")
+            self.keys = keys
+            self.sortValues = sortValues
+            index.insertAll(hashes: keyHashes)
         }
 
         func allocate(_ row: [Value]) -> Int32 {
@@ -78,7 +59,6 @@ extension IncrementalResults {
                 }
             }
             index.insert(id, key: key, keyOf: { self.keys[Int($0)] })
-            indexedCount = max(indexedCount, keys.count)
             return id
         }
 

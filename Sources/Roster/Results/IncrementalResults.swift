@@ -67,14 +67,14 @@ final class IncrementalResults {
         cache = RowCache(capacity: 4_096, loader: loader)
         let sectionAscending = query.sort.ascending.first ?? true
         let compare = Self.comparator(arena: arena, query: query)
-        let reader = OrderReader(query: query, arena: arena)
+        var reader = OrderReader(query: query, slots: arena.slots, width: arena.width)
         try store.forEachCommittedRow(query.orderSQL, arguments: query.predicate.arguments) { statement in
             reader.read(statement)
         }
         reader.finishSection()
-        arena.indexAppendedKeys()
+        arena.adopt(keys: reader.keys, sortValues: reader.sortValues, keyHashes: reader.keyHashes)
         sectionCounts = reader.counts
-        tree = CountedBTree(sorted: reader.ids, compare: compare)
+        tree = CountedBTree(sorted: Array(0..<Int32(reader.keys.count)), compare: compare)
         sectionNames = CountedBTree(sorted: reader.names, compare: { a, b in
             let order = Value.compare(a, b)
             return sectionAscending ? order : -order
@@ -236,8 +236,3 @@ final class IncrementalResults {
     }
 }
 
-import Foundation
-enum PhaseClock {
-    nonisolated(unsafe) static var last = Date()
-    static func mark(_ s: String) { let now = Date(); if ProcessInfo.processInfo.environment["PHASES"] != nil { print("  \(s): \(Int(now.timeIntervalSince(last)*1000)) ms") }; last = now }
-}

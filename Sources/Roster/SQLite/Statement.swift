@@ -137,6 +137,20 @@ final class Statement {
         return (value, value == previous)
     }
 
+    /// Column `index` as ``column(_:as:)`` reads it, with its `hashValue`, hashed from
+    /// SQLite's buffer for text (as ``Value`` hashes a string: by its UTF-8 bytes).
+    func columnWithHash(_ index: Int, as type: AttributeType) -> (value: Value, hash: Int) {
+        let column = Int32(index)
+        if type == .string, sqlite3_column_type(handle, column) == SQLITE_TEXT, let bytes = sqlite3_column_text(handle, column) {
+            let buffer = UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column)))
+            var hasher = Hasher()
+            Value.hashString(utf8: UnsafeRawBufferPointer(buffer), into: &hasher)
+            return (.string(String(decoding: buffer, as: UTF8.self)), hasher.finalize())
+        }
+        let value = self.column(index, as: type)
+        return (value, value.hashValue)
+    }
+
     private func text(_ column: Int32) -> String {
         guard let bytes = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))

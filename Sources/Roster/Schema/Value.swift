@@ -70,15 +70,21 @@ extension Value: Hashable {
             hasher.combine(2 as UInt8)
             hasher.combine(value)
         case var .string(value):
-            hasher.combine(3 as UInt8)
-            value.withUTF8 { bytes in
-                hasher.combine(bytes.count)
-                hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
-            }
+            value.withUTF8 { Self.hashString(utf8: UnsafeRawBufferPointer($0), into: &hasher) }
         case let .bool(value):
             hasher.combine(4 as UInt8)
             hasher.combine(value)
         }
+    }
+}
+
+extension Value {
+    /// Hashes a string's UTF-8 bytes exactly as `hash(into:)` hashes `.string`, so a
+    /// hash can be taken straight from a buffer (SQLite's) without building the string.
+    static func hashString(utf8 bytes: UnsafeRawBufferPointer, into hasher: inout Hasher) {
+        hasher.combine(3 as UInt8)
+        hasher.combine(bytes.count)
+        hasher.combine(bytes: bytes)
     }
 }
 
