@@ -23,6 +23,11 @@ public struct BenchmarkConfiguration: Sendable, Hashable {
     public var iterations: Int
     /// The scenarios to run, in order.
     public var scenarios: [BenchmarkScenario]
+    /// How many of the `commit` scenario's commits per kind the baseline re-fetches and
+    /// checks too (the first ones); nil for all. At a million rows the baseline takes
+    /// seconds a commit, so a run can time a few hundred live-query commits against a
+    /// sample of baseline ones; the live query's results are then checked whole at the end.
+    public var baselineIterations: Int?
 
     /// Creates a configuration.
     public init(sizes: [Int], iterations: Int, scenarios: [BenchmarkScenario] = BenchmarkScenario.allCases) {

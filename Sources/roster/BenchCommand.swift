@@ -22,6 +22,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Single-row commits per kind (default 200; --quick: 30).")
     var iterations: Int?
 
+    @Option(help: "How many of the commits per kind the baseline re-fetches and checks too (the first ones; default: all). The live query's results are then checked whole at the end.")
+    var baselineIterations: Int?
+
     @Flag(help: "A short run for CI and tests: sizes 2000,20000 and 30 commits per kind.")
     var quick = false
 
@@ -68,6 +71,10 @@ struct BenchCommand: ParsableCommand {
         if let iterations {
             guard iterations >= 1 else { throw ValidationError("--iterations must be at least 1") }
             configuration.iterations = iterations
+        }
+        if let baselineIterations {
+            guard baselineIterations >= 1 else { throw ValidationError("--baseline-iterations must be at least 1") }
+            configuration.baselineIterations = baselineIterations
         }
         if let scenario {
             guard let chosen = BenchmarkScenario(rawValue: scenario) else {

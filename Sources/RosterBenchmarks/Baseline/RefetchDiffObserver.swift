@@ -53,6 +53,12 @@ final class RefetchDiffObserver {
         return Refresh(group: group, batch: batch, nanoseconds: nanoseconds)
     }
 
+    /// The results as they are in the file now, as sections of keys; the observer's own
+    /// results are left as they were.
+    func fetchSnapshot() throws(BenchmarkError) -> [Section<String, String>] {
+        try fetch().1
+    }
+
     private func fetch() throws(BenchmarkError) -> ([String: Row], [Section<String, String>]) {
         var byKey: [String: Row] = [:]
         byKey.reserveCapacity(rows.count + 1_000)
