@@ -13,6 +13,8 @@ public enum BenchmarkScenario: String, CaseIterable, Sendable {
     /// Commits that change a growing share of the rows, moved row by row against
     /// re-fetched whole: where the live query's bulk path should take over.
     case crossover
+    /// What a single-row commit costs a `LiveResults` consumer.
+    case live
 }
 
 /// What `roster bench` runs: table sizes, commits per kind, scenarios.

@@ -42,6 +42,7 @@ public struct BenchmarkRunner {
             case .queries: try QueriesScenario.run(configuration, reporter: reporter)
             case .bulk: try BulkScenario.run(configuration, reporter: reporter)
             case .crossover: try CrossoverScenario.run(configuration, reporter: reporter)
+            case .live: try LiveScenario.run(configuration, reporter: reporter)
             }
             reporter.progress("\(scenario.rawValue) done in \(Format.fixed(Double(MonotonicClock.elapsed(from: start, to: MonotonicClock.now())) / 1e9, decimals: 1)) s")
         }
@@ -58,6 +59,11 @@ public struct BenchmarkRunner {
         let (store, connections) = try CommitClock.capturingConnections { try Store.temporary() }
         guard let writer = connections.first else { throw BenchmarkError("the store opened no connection the benchmark could see") }
         let settings = try DurabilitySettings(connection: writer)
+        // The bench's WAL hook replaces SQLite's automatic checkpoint (the pragma then reads 0)
+        // and checkpoints at SQLite's default size itself.
+        let checkpoint = settings.autocheckpointPages == 0
+            ? "checkpoint at \(CommitClock.checkpointPages) pages (SQLite's default, run by the bench's WAL hook)"
+            : "wal_autocheckpoint=\(settings.autocheckpointPages) pages"
         withExtendedLifetime(store) {}
 
         #if DEBUG
@@ -69,7 +75,7 @@ public struct BenchmarkRunner {
         reporter.print("build \(build); SQLite \(RawDatabase.libraryVersion); \(ProcessInfo.processInfo.activeProcessorCount) CPUs; "
             + "sizes \(configuration.sizes.map(String.init).joined(separator: ", ")); \(configuration.iterations) commits per kind")
         reporter.print("durability (the store's writing connection, read with PRAGMA): journal_mode=\(settings.journalMode), "
-            + "synchronous=\(settings.synchronous) (\(settings.synchronousName)), wal_autocheckpoint=\(settings.autocheckpointPages) pages")
+            + "synchronous=\(settings.synchronous) (\(settings.synchronousName)), \(checkpoint)")
         reporter.print("  commits are stamped when done, checkpoint included, by a WAL hook that checkpoints as SQLite's own does")
         reporter.print("data: Post(id, day, rank, score, title, pinned), 30 days = 30 sections, index (day DESC, rank, id);")
         reporter.print("  live query: every post by day desc, rank, id, sectioned by day; baseline: re-run its SQL over every row")

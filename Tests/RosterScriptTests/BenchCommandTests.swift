@@ -36,8 +36,21 @@ struct BenchCommandTests {
         }
     }
 
+    @Test func aSampledBaselineStillChecksEveryCommitAndLiveResultsReportEach() throws {
+        let commit = try ProgramRun(program: "roster", arguments: ["bench", "--scenario", "commit", "--sizes", "2000", "--iterations", "12", "--baseline-iterations", "3"])
+        #expect(commit.status == 0, "\(commit.error)")
+        #expect(commit.output.contains("12 of each kind (the baseline runs the first 3)"))
+        #expect(commit.output.contains("mismatches: 0"))
+
+        let live = try ProgramRun(program: "roster", arguments: ["bench", "--scenario", "live", "--sizes", "2000", "--iterations", "10"])
+        #expect(live.status == 0, "\(live.error)")
+        #expect(live.output.split(separator: "\n").contains { $0.hasPrefix("2000 ") })
+        #expect(live.output.contains("mismatches: 0"))
+    }
+
     @Test func anUnknownScenarioOrATooSmallSizeExitsWithTwo() throws {
         #expect(try ProgramRun(program: "roster", arguments: ["bench", "--scenario", "nope"]).status == 2)
         #expect(try ProgramRun(program: "roster", arguments: ["bench", "--sizes", "10"]).status == 2)
+        #expect(try ProgramRun(program: "roster", arguments: ["bench", "--baseline-iterations", "0"]).status == 2)
     }
 }

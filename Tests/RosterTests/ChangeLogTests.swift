@@ -103,6 +103,19 @@ struct ChangeLogTests {
         #expect(watched.controller.object(at: IndexPath(item: 2, section: 0))["title"] == "later")
     }
 
+    @Test func anObjectLoadedBetweenAWriteAndItsUndoingShowsTheValueWrittenBack() throws {
+        let watched = try Watched()
+        let store = watched.store, controller = watched.controller
+        let other = try ExternalConnection(path: store.path)
+        try other.execute("UPDATE Post SET title = 'for a moment' WHERE id = 'p2'")
+        // Not polled: the object is loaded from the newer commit.
+        #expect(controller.object(at: IndexPath(item: 1, section: 0))["title"] == "for a moment")
+        try other.execute("UPDATE Post SET title = 't' WHERE id = 'p2'")
+        #expect(try store.pollExternalChanges())
+        #expect(watched.recorder.takeGroups().isEmpty)
+        #expect(controller.object(at: IndexPath(item: 1, section: 0))["title"] == "t")
+    }
+
     @Test func aFileWithTheFirstLogFormatIsUpgradedWhenOpened() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("roster-upgrade-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }

@@ -6,7 +6,8 @@ import Testing
 /// exactly right. For each group: the new snapshot equals a fresh fetch and the result
 /// computed in Swift; the callbacks applied to the old snapshot give the new one; the batch
 /// passes UIKit's rules and applying it gives the new one; updates are sent exactly for
-/// the objects that stay, do not move, and whose stored values changed.
+/// the objects that stay, do not move, and whose stored values changed. A `LiveResults` on
+/// another connection to the file, polled after each step, must report the same group.
 @Suite("Live query properties")
 struct LiveQueryPropertyTests {
     /// 24 seeds by default; `ROSTER_PROPERTY_SEEDS=500 swift test --filter LiveQueryProperty`
@@ -28,6 +29,8 @@ final class RandomWorld {
     let store: Store
     let entity: Entity
     let external: ExternalConnection
+    /// Another store on the file, behind a queue, for the watchers' `LiveResults`.
+    let queue: StoreQueue
     var watchers: [Watcher] = []
     /// All stored rows by key, as read from the file after the last step.
     var table: [Value: [Value]] = [:]
@@ -38,10 +41,14 @@ final class RandomWorld {
         /// The same query on the simple engine (re-fetch and diff): a cross-check.
         let twin: ResultsController
         let twinRecorder = GroupRecorder()
+        /// The same query as `LiveResults` on the queue's store: it hears this store's
+        /// commits as another connection's, when the queue polls.
+        let live: LiveResults
         var snapshot: [Section<Value, Value>] = []
-        init(controller: ResultsController, twin: ResultsController) {
+        init(controller: ResultsController, twin: ResultsController, live: LiveResults) {
             self.controller = controller
             self.twin = twin
+            self.live = live
         }
     }
 
@@ -56,6 +63,7 @@ final class RandomWorld {
         entity = try Entity("T", key: "k", attributes: attributes)
         try store.define(entity)
         external = try ExternalConnection(path: store.path)
+        queue = try StoreQueue(path: store.path)
         for _ in 0..<40 { try? store.insert("T", randomValues(&random, key: randomKey(&random))) }
         table = try readTable()
         for _ in 0..<Int.random(in: 1...3, using: &random) {
@@ -64,7 +72,7 @@ final class RandomWorld {
             let twin = try ResultsController(store: store, request: request, engine: .refetchAndDiff)
             // Some controllers treat any commit of two rows or more as a bulk change.
             if Bool.random(using: &random) { controller.bulkFraction = 0.02 }
-            let watcher = Watcher(controller: controller, twin: twin)
+            let watcher = Watcher(controller: controller, twin: twin, live: try LiveResults(queue: queue, request: request))
             controller.delegate = watcher.recorder
             twin.delegate = watcher.twinRecorder
             try controller.performFetch()
@@ -231,16 +239,19 @@ final class RandomWorld {
             let sort = randomSort(&random, section: section)
             try watcher.controller.setSortKeys(sort)
             try watcher.twin.setSortKeys(sort)
+            try watcher.live.setRequest(watcher.controller.request)
         case 9:
             let watcher = watchers.randomElement(using: &random)!
             let predicate = try QueryPredicate(format: randomPredicate(&random), arguments: [])
             try watcher.controller.setPredicate(predicate)
             try watcher.twin.setPredicate(predicate)
+            try watcher.live.setRequest(watcher.controller.request)
         default:
             // A bulk change in one statement.
             try? store.execute("UPDATE T SET \(entity.attributes[1].name) = NULL WHERE k IN (SELECT k FROM T ORDER BY random() LIMIT 5)")
         }
         let newTable = try readTable()
+        try queue.pollExternalChanges()
         for watcher in watchers {
             try check(watcher, oldTable: table, newTable: newTable, context: context)
         }
@@ -290,6 +301,18 @@ final class RandomWorld {
         #expect(watcher.recorder.callbackOrderProblems.isEmpty, "\(context): \(watcher.recorder.callbackOrderProblems)")
         #expect(groups.count <= 1, "\(context): one step gave \(groups.count) groups")
         try checkFresh(watcher, context: context)
+        let liveChange = try watcher.live.takeChange()
+        #expect(liveChange?.group == groups.first, "\(context): LiveResults reported \(String(describing: liveChange?.group)), the controller \(String(describing: groups.first))")
+        #expect(watcher.live.snapshot.sections == new, "\(context): LiveResults holds other results")
+        if let liveChange {
+            #expect(liveChange.previousSnapshot.sections == old && liveChange.snapshot.sections == new, "\(context): LiveResults' snapshots are not the results before and after")
+            for change in liveChange.group.objectChanges where change.type != .delete {
+                #expect(liveChange.objects[change.item]?.values == newTable[change.item], "\(context): LiveResults' object \(change.item) is not the stored one")
+            }
+            for change in liveChange.group.objectChanges where change.type == .delete {
+                #expect(liveChange.deletedObjects[change.item]?.values == oldTable[change.item], "\(context): LiveResults' deleted object \(change.item) is not the one that was stored")
+            }
+        }
         if let group = groups.first {
             #expect(!group.isEmpty, "\(context): an empty group was reported")
             #expect(try group.apply(to: old) == new, "\(context): callbacks applied to the old snapshot do not give the new one")

@@ -74,6 +74,30 @@ struct LiveResultsTests {
         try change.batch.validate(old: change.previousSnapshot.sections, new: change.snapshot.sections)
     }
 
+    @Test func coalescedCommitsCompareTheRowBeforeTheFirstWithTheRowAfterTheLast() throws {
+        let queue = try makeQueue()
+        let posts = try LiveResults(queue: queue, request: feedRequest())
+        try queue.write { store in try store.insert("Post", ["id": "p1", "day": "d1", "rank": 1, "title": "a"]) }
+        _ = try #require(try posts.takeChange())
+        // Changed in one commit, changed back in the next, before the consumer looks: nothing.
+        try queue.write { store in try store.update("Post", key: "p1", ["title": "b"]) }
+        try queue.write { store in try store.update("Post", key: "p1", ["title": "a"]) }
+        #expect(try posts.takeChange() == nil)
+        // Changed twice: one update, with the object as it is now.
+        try queue.write { store in try store.update("Post", key: "p1", ["title": "b"]) }
+        try queue.write { store in try store.update("Post", key: "p1", ["title": "c"]) }
+        let change = try #require(try posts.takeChange())
+        #expect(change.commitCount == 2)
+        #expect(change.group == ChangeGroup(objectChanges: [
+            ObjectChange(type: .update, item: "p1", from: IndexPath(item: 0, section: 0), to: IndexPath(item: 0, section: 0)),
+        ]))
+        #expect(change.objects["p1"]?["title"] == "c")
+        // Deleted, then inserted again as it was: nothing.
+        try queue.write { store in try store.delete("Post", key: "p1") }
+        try queue.write { store in try store.insert("Post", ["id": "p1", "day": "d1", "rank": 1, "title": "c"]) }
+        #expect(try posts.takeChange() == nil)
+    }
+
     @Test func everyCommitPolicyDeliversEachCommitInOrder() async throws {
         let queue = try makeQueue()
         let posts = try LiveResults(queue: queue, request: feedRequest(), policy: .everyCommit)

@@ -29,7 +29,7 @@ final class ChangeInbox: StoreObserver, Sendable {
             step = nil
         } else if let touched = changes.rowsByEntity[observedEntityName]?.filter(\.value.isChanged), !touched.isEmpty {
             // Keys written and written back are left out: their rows are what the results hold.
-            step = .touched(touched.mapValues(\.after))
+            step = .touched(touched)
         } else {
             return
         }

@@ -35,7 +35,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     private let consumer: Mutex<Consumer>
 
     private struct Consumer {
-        var results: ResultsState
+        var results: LiveState
         var request: FetchRequest
         var lastDelivery: ContinuousClock.Instant?
     }
@@ -50,15 +50,14 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         let inbox = ChangeInbox(entityName: request.entityName)
         self.inbox = inbox
         // Fetch and register under one lock, so that no commit falls between them.
-        let state = try queue.withStore { store throws(StoreError) -> ResultsState in
+        let (query, rows) = try queue.withStore { store throws(StoreError) -> (BoundQuery, [[Value]]) in
             let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
             // At the tracker's cursor: the inbox then hears exactly the commits after these rows.
             let rows = try store.readingAtCursor { () throws(StoreError) in try store.fetchCommittedRows(query) }
-            let state = ResultsState(query: query, rows: rows)
             store.addObserver(inbox)
-            return state
+            return (query, rows)
         }
-        consumer = Mutex(Consumer(results: state, request: request))
+        consumer = Mutex(Consumer(results: LiveState(query: query, rows: rows), request: request))
     }
 
     deinit {
@@ -81,23 +80,24 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     /// All objects as of the last change taken, in order.
     public var fetchedObjects: [Object] {
         consumer.withLock { consumer in
-            consumer.results.rows.map { Object(entity: consumer.results.query.entity, values: $0) }
+            consumer.results.engine.rows.map { Object(entity: consumer.results.query.entity, values: $0) }
         }
     }
 
     /// The object at an index path, as of the last change taken, or nil when there is none.
     public func object(at indexPath: IndexPath) -> Object? {
         consumer.withLock { consumer in
-            let sections = consumer.results.sectionStarts
-            guard indexPath.section >= 0, indexPath.section < sections.count,
-                  indexPath.item >= 0, indexPath.item < consumer.results.sectionRange(indexPath.section).count else { return nil }
-            return Object(entity: consumer.results.query.entity, values: consumer.results.row(at: indexPath))
+            let engine = consumer.results.engine
+            guard indexPath.section >= 0, indexPath.section < engine.numberOfSections else { return nil }
+            let range = engine.sectionRange(indexPath.section)
+            guard indexPath.item >= 0, indexPath.item < range.count else { return nil }
+            return Object(entity: engine.query.entity, values: engine.row(atRank: range.lowerBound + indexPath.item))
         }
     }
 
     /// The index path of the object with this key, as of the last change taken.
     public func indexPath(for key: Value) -> IndexPath? {
-        consumer.withLock { $0.results.indexPath(for: key) }
+        consumer.withLock { $0.results.engine.indexPath(for: key) }
     }
 
     /// Whether commits are waiting to be taken.
@@ -226,12 +226,12 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         return resolved
     }
 
-    private func makeChange(_ delta: ResultsDelta, results: ResultsState, commits: Int) -> ResultsChange {
+    private func makeChange(_ delta: ResultsDelta, results: LiveState, commits: Int) -> ResultsChange {
         let entity = results.query.entity
         var objects: [Value: Object] = [:]
         var reloaded: [Value] = []
         for change in delta.group.objectChanges where change.type != .delete {
-            if let row = results.rowByKey[change.item] { objects[change.item] = Object(entity: entity, values: row) }
+            if let row = results.engine.row(forKey: change.item) { objects[change.item] = Object(entity: entity, values: row) }
             if change.type == .update { reloaded.append(change.item) }
         }
         return ResultsChange(

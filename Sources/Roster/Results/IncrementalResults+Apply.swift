@@ -24,7 +24,12 @@ extension IncrementalResults {
             let oldID = arena.id(forKey: key)
             let newRow = rows.after.flatMap { query.predicate.evaluate($0) ? $0 : nil }
             if oldID == nil && newRow == nil { continue }
-            if oldID != nil && newRow != nil && !rows.isChanged { continue }  // every value is as it was
+            if oldID != nil, let newRow, !rows.isChanged {
+                // Every value is as it was. An object loaded between the writes (outside a
+                // delivery, from a newer commit) may hold a value since written back.
+                cache.replace(newRow, forKey: key)
+                continue
+            }
             if let oldID, newRow == nil {
                 removedRows[key] = rows.before ?? cache.row(forKey: key) ?? arena.partialRow(Int(oldID))
             }

@@ -148,6 +148,12 @@ final class RowCache {
 
     func remove(_ key: Value) { rows[key] = nil }
 
+    /// Replaces the cached row with this key, if there is one.
+    func replace(_ row: [Value], forKey key: Value) {
+        guard let entry = rows[key], entry.row != row else { return }
+        rows[key] = (row, entry.used)
+    }
+
     /// The rows for these keys: cached ones, and the rest loaded in one go (only the
     /// last `capacity` of them are kept).
     func rows(for keys: [Value]) -> [Value: [Value]] {

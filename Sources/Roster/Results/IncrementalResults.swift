@@ -30,11 +30,12 @@ final class IncrementalResults {
     /// - Parameters:
     ///   - rows: the results in order, complete.
     ///   - loader: loads complete rows by key, for objects not in the cache.
-    init(query: BoundQuery, rows: [[Value]], loader: @escaping ([Value]) -> [Value: [Value]]) {
+    ///   - cacheCapacity: how many whole rows to keep; `.max` keeps them all (and never loads).
+    init(query: BoundQuery, rows: [[Value]], cacheCapacity: Int = 4_096, loader: @escaping ([Value]) -> [Value: [Value]]) {
         self.query = query
         let arena = Arena(query: query)
         self.arena = arena
-        cache = RowCache(capacity: 4_096, loader: loader)
+        cache = RowCache(capacity: cacheCapacity, loader: loader)
         let sectionAscending = query.sort.ascending.first ?? true
         tree = CountedBTree(compare: Self.comparator(arena: arena, query: query))
         sectionNames = CountedBTree(compare: { a, b in
@@ -177,21 +178,16 @@ final class IncrementalResults {
 
     /// The results as sections of keys. O(n).
     var snapshot: [Section<Value, Value>] {
-        var sections: [Section<Value, Value>] = []
-        sections.reserveCapacity(sectionNames.count)
-        var current: [Value] = []
-        var currentName: Value?
-        tree.forEach(in: 0..<tree.count) { id in
-            let name = arena.sectionName(id)
-            if currentName != name {
-                if let currentName { sections.append(Section(id: currentName, items: current)) }
-                currentName = name
-                current = []
-            }
-            current.append(arena.keys[Int(id)])
-        }
-        if let currentName { sections.append(Section(id: currentName, items: current)) }
-        return sections
+        (0..<sectionNames.count).map { Section(id: sectionNames[$0], items: keys(inSection: $0)) }
+    }
+
+    /// The keys of section `index`, in order. O(log n + the section's size).
+    func keys(inSection index: Int) -> [Value] {
+        let range = sectionRange(index)
+        var keys: [Value] = []
+        keys.reserveCapacity(range.count)
+        tree.forEach(in: range) { keys.append(arena.keys[Int($0)]) }
+        return keys
     }
 
     // MARK: Changing

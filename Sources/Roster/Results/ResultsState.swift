@@ -2,9 +2,9 @@ import RosterUpdates
 
 /// A live query's results and the rules that move them from one state to the next.
 ///
-/// `ResultsState` is a value: the synchronous ``ResultsController`` and the cross-thread
-/// ``LiveResults`` both keep one, feed it what commits changed, and report the change
-/// group it returns. It never touches the database.
+/// `ResultsState` is a value: the re-fetch-and-diff engine (``RefetchingResults``) keeps
+/// one and feeds it each re-fetch; it reports the change group it returns. It never
+/// touches the database.
 struct ResultsState: Sendable {
     /// The query, bound to its entity.
     private(set) var query: BoundQuery
@@ -29,13 +29,6 @@ struct ResultsState: Sendable {
 
     // MARK: Changes
 
-    /// Applies the current rows of keys that commits touched (nil: the key is gone).
-    ///
-    /// - Returns: the change, or nil when the results did not change.
-    mutating func apply(touched: [Value: [Value]?]) -> ResultsDelta? {
-        apply([.touched(touched)])
-    }
-
     /// Replaces the query and its results (after a sort or predicate change, or a re-fetch).
     /// Objects whose stored values differ from what was held are updates.
     mutating func replace(query newQuery: BoundQuery, rows newRows: [[Value]]) -> ResultsDelta? {
@@ -59,7 +52,7 @@ struct ResultsState: Sendable {
         for step in steps {
             switch step {
             case let .touched(touched):
-                if absorb(touched: touched) {
+                if absorb(touched: touched.mapValues(\.after)) {
                     changedRows = true
                     candidates?.formUnion(touched.keys)
                 }
@@ -195,8 +188,8 @@ struct ResultsState: Sendable {
 
 /// One thing that happened to a live query since its last change was reported.
 enum ResultsStep: Sendable {
-    /// A commit: the current rows of the keys it touched (nil: the key is gone).
-    case touched([Value: [Value]?])
+    /// A commit: the rows of the keys it touched, before and now.
+    case touched([Value: TouchedRow])
     /// A new query (sort or predicate change) or a re-fetch, with its rows.
     case replace(BoundQuery, [[Value]])
     /// Moves or deletes the user already made on screen.

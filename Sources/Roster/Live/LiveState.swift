@@ -1,0 +1,123 @@
+import RosterUpdates
+
+/// What a ``LiveResults`` consumer holds: its results in an ``IncrementalResults`` engine
+/// that keeps every row (so objects are always as of the last change taken, never from a
+/// newer commit), and the snapshot the consumer last saw.
+///
+/// A change made only of commits costs what the commits touched: their rows are merged
+/// (each key's row before the first commit and after the last), applied in O(k log n),
+/// and the new snapshot is the old one with only the sections whose keys changed rebuilt.
+/// A change that also holds user edits, a new request or a re-fetch diffs whole
+/// snapshots, as ``ResultsController`` does in those cases.
+///
+/// Not `Sendable`: it lives inside the consumer's lock.
+final class LiveState {
+    private(set) var engine: IncrementalResults
+    /// The results as sections of keys, as the consumer last saw them.
+    private(set) var snapshot: [Section<Value, Value>]
+
+    init(query: BoundQuery, rows: [[Value]]) {
+        engine = Self.makeEngine(query: query, rows: rows)
+        snapshot = engine.snapshot
+    }
+
+    /// An engine holding every row: its cache is unbounded, so it never loads.
+    private static func makeEngine(query: BoundQuery, rows: [[Value]]) -> IncrementalResults {
+        IncrementalResults(query: query, rows: rows, cacheCapacity: .max, loader: { _ in [:] })
+    }
+
+    var query: BoundQuery { engine.query }
+
+    /// Applies several steps in order and reports them as one change: from the results
+    /// the consumer last saw (with the user's own edits applied) to the results after the
+    /// last step. This is how commits that arrived while the consumer was busy coalesce.
+    ///
+    /// - Returns: the change, or nil when the results did not change.
+    func apply(_ steps: [ResultsStep]) -> ResultsDelta? {
+        var touched: [Value: TouchedRow] = [:]
+        var onlyCommits = true
+        for step in steps {
+            switch step {
+            case let .touched(rows):
+                for (key, row) in rows {
+                    // The row before the first commit, the row after the last.
+                    if let earlier = touched[key] {
+                        touched[key] = TouchedRow(before: earlier.before, after: row.after)
+                    } else {
+                        touched[key] = row
+                    }
+                }
+            case .replace, .userEdits:
+                onlyCommits = false
+            case .resync:
+                assertionFailure("a resync step must be replaced by a re-fetch before it is applied")
+            }
+        }
+        if onlyCommits {
+            return applyCommits(touched.filter { $0.value.isChanged })
+        }
+        return applyWithDiff(steps)
+    }
+
+    /// Commits only: the engine's own change, and the snapshot patched.
+    private func applyCommits(_ touched: [Value: TouchedRow]) -> ResultsDelta? {
+        guard !touched.isEmpty, let change = engine.apply(touched: touched) else { return nil }
+        let old = snapshot
+        var changedNames = Set(change.group.sectionChanges.map(\.section))
+        for object in change.group.objectChanges where object.type != .update {
+            if let from = object.from { changedNames.insert(old[from.section].id) }
+            if let to = object.to { changedNames.insert(engine.sectionName(to.section)) }
+        }
+        let oldItems = Dictionary(uniqueKeysWithValues: old.lazy.map { ($0.id, $0.items) })
+        snapshot = (0..<engine.numberOfSections).map { index in
+            let name = engine.sectionName(index)
+            if !changedNames.contains(name), let items = oldItems[name] { return Section(id: name, items: items) }
+            return Section(id: name, items: engine.keys(inSection: index))
+        }
+        return ResultsDelta(group: change.group, oldSnapshot: old, removedRows: change.removedRows)
+    }
+
+    /// Steps with user edits, a new request or a re-fetch: apply them all, then diff.
+    private func applyWithDiff(_ steps: [ResultsStep]) -> ResultsDelta? {
+        var old = snapshot
+        var edited = false
+        var replaced = false
+        var updated: Set<Value> = []
+        var removedRows: [Value: [Value]] = [:]
+        for step in steps {
+            switch step {
+            case let .touched(rows):
+                for (key, row) in rows where row.isChanged {
+                    if row.before != nil && row.after != nil { updated.insert(key) }
+                    if removedRows[key] == nil, let before = engine.row(forKey: key) ?? row.before { removedRows[key] = before }
+                }
+                _ = engine.apply(touched: rows.filter { $0.value.isChanged })
+            case let .replace(query, rows):
+                for row in rows {
+                    let key = query.key(of: row)
+                    if let held = engine.row(forKey: key), held != Array(row.prefix(held.count)) { updated.insert(key) }
+                }
+                for key in engine.snapshot.lazy.flatMap(\.items) where removedRows[key] == nil {
+                    removedRows[key] = engine.row(forKey: key)
+                }
+                engine = Self.makeEngine(query: query, rows: rows)
+                replaced = true
+            case let .userEdits(edits):
+                for edit in edits { edit.apply(to: &old) }
+                edited = true
+            case .resync:
+                break
+            }
+        }
+        let new = engine.snapshot
+        snapshot = new
+        guard replaced || edited || !updated.isEmpty || old != new else { return nil }
+        let group = SnapshotDiff.changes(from: old, to: new, isUpdated: { updated.contains($0) })
+        guard !group.isEmpty else { return nil }
+        var deleted: [Value: [Value]] = [:]
+        for change in group.objectChanges where change.type == .delete {
+            deleted[change.item] = removedRows[change.item]
+        }
+        return ResultsDelta(group: group, oldSnapshot: old, removedRows: deleted)
+    }
+}
