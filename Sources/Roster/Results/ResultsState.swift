@@ -1,6 +1,6 @@
 import RosterUpdates
 
-/// A live query's results and the rules that move them from one state to the next.
+/// A query's results as a sorted array of whole rows, replaced whole and diffed.
 ///
 /// `ResultsState` is a value: the re-fetch-and-diff engine (``RefetchingResults``) keeps
 /// one and feeds it each re-fetch; it reports the change group it returns. It never
@@ -14,8 +14,6 @@ struct ResultsState: Sendable {
     private(set) var rowByKey: [Value: [Value]] = [:]
     /// Where each section starts in `rows`, and its name.
     private(set) var sectionStarts: [SectionStart] = []
-    /// Edits the user already made on screen, to be taken into account by the next change.
-    var pendingUserEdits: [UserEdit] = []
 
     struct SectionStart: Sendable {
         let name: Value
@@ -29,99 +27,27 @@ struct ResultsState: Sendable {
 
     // MARK: Changes
 
-    /// Replaces the query and its results (after a sort or predicate change, or a re-fetch).
-    /// Objects whose stored values differ from what was held are updates.
-    mutating func replace(query newQuery: BoundQuery, rows newRows: [[Value]]) -> ResultsDelta? {
-        apply([.replace(newQuery, newRows)])
-    }
-
-    /// Applies several steps in order and reports them as one change: the difference
-    /// between the results before the first step (as the user left them, with
-    /// ``pendingUserEdits``) and after the last. This is how ``LiveResults`` coalesces
-    /// commits that arrived while its consumer was busy.
+    /// Replaces the query and its results (after a re-fetch, or a sort or predicate
+    /// change): the difference between the old and the new, objects whose stored values
+    /// differ from what was held being updates.
     ///
     /// - Returns: the change, or nil when the results did not change.
-    mutating func apply(_ steps: [ResultsStep]) -> ResultsDelta? {
-        let baselineRows = rows
-        let baselineRowByKey = rowByKey
-        let baselineStarts = sectionStarts
-        let baselineKeyIndex = query.entity.keyIndex
-        var candidates: Set<Value>? = []  // keys whose rows may have changed; nil means any
-        var edits = pendingUserEdits
-        var changedRows = false
-        for step in steps {
-            switch step {
-            case let .touched(touched):
-                if absorb(touched: touched.mapValues(\.after)) {
-                    changedRows = true
-                    candidates?.formUnion(touched.keys)
-                }
-            case let .replace(newQuery, newRows):
-                query = newQuery
-                setRows(newRows)
-                changedRows = true
-                candidates = nil
-            case let .userEdits(newEdits):
-                edits.append(contentsOf: newEdits)
-            case .resync:
-                assertionFailure("a resync step must be replaced by a re-fetch before it is applied")
-            }
-        }
-        pendingUserEdits = []
-        guard changedRows || !edits.isEmpty else { return nil }
-        var old = Self.snapshot(rows: baselineRows, starts: baselineStarts, keyIndex: baselineKeyIndex)
-        for edit in edits { edit.apply(to: &old) }
-        var updated: Set<Value> = []
-        for key in candidates.map(Array.init) ?? Array(rowByKey.keys) {
-            if let before = baselineRowByKey[key], let after = rowByKey[key], before != after { updated.insert(key) }
-        }
-        let group = SnapshotDiff.changes(from: old, to: snapshot, isUpdated: { updated.contains($0) })
+    mutating func replace(query newQuery: BoundQuery, rows newRows: [[Value]]) -> ResultsDelta? {
+        let old = snapshot
+        let oldRowByKey = rowByKey
+        query = newQuery
+        setRows(newRows)
+        let newRowByKey = rowByKey
+        let group = SnapshotDiff.changes(from: old, to: snapshot, isUpdated: { key in
+            guard let before = oldRowByKey[key], let after = newRowByKey[key] else { return false }
+            return before != after
+        })
         guard !group.isEmpty else { return nil }
         var removedRows: [Value: [Value]] = [:]
         for change in group.objectChanges where change.type == .delete {
-            removedRows[change.item] = baselineRowByKey[change.item]
+            removedRows[change.item] = oldRowByKey[change.item]
         }
         return ResultsDelta(group: group, oldSnapshot: old, removedRows: removedRows)
-    }
-
-    /// Applies touched rows without reporting; returns whether the results changed.
-    private mutating func absorb(touched: [Value: [Value]?]) -> Bool {
-        var removed: Set<Value> = []
-        var added: [[Value]] = []
-        // Rows may carry attributes added to the entity after this query was bound: not shown.
-        let width = query.entity.attributes.count
-        for (key, current) in touched {
-            let old = rowByKey[key]
-            let new = current.map { $0.count > width ? Array($0.prefix(width)) : $0 }.flatMap { query.predicate.evaluate($0) ? $0 : nil }
-            guard old != new else { continue }
-            if old != nil { removed.insert(key) }
-            if let new { added.append(new) }
-        }
-        guard !removed.isEmpty || !added.isEmpty else { return false }
-        let keyIndex = query.entity.keyIndex
-        let kept = removed.isEmpty ? rows : rows.filter { !removed.contains($0[keyIndex]) }
-        let sort = query.sort
-        added.sort { sort.compare($0, $1) < 0 }
-        setRows(Self.merge(kept, added, sort: sort))
-        return true
-    }
-
-    private static func merge(_ first: [[Value]], _ second: [[Value]], sort: BoundSort) -> [[Value]] {
-        guard !second.isEmpty else { return first }
-        var merged: [[Value]] = []
-        merged.reserveCapacity(first.count + second.count)
-        var i = 0
-        var j = 0
-        while i < first.count, j < second.count {
-            if sort.compare(first[i], second[j]) <= 0 {
-                merged.append(first[i]); i += 1
-            } else {
-                merged.append(second[j]); j += 1
-            }
-        }
-        merged.append(contentsOf: first[i...])
-        merged.append(contentsOf: second[j...])
-        return merged
     }
 
     private mutating func setRows(_ newRows: [[Value]]) {
@@ -184,28 +110,4 @@ struct ResultsState: Sendable {
         }
         return IndexPath(item: low - sectionStarts[sectionLow].start, section: sectionLow)
     }
-}
-
-/// One thing that happened to a live query since its last change was reported.
-enum ResultsStep: Sendable {
-    /// A commit: the rows of the keys it touched, before and now.
-    case touched([Value: TouchedRow])
-    /// A new query (sort or predicate change) or a re-fetch, with its rows.
-    case replace(BoundQuery, [[Value]])
-    /// Moves or deletes the user already made on screen.
-    case userEdits([UserEdit])
-    /// The change log was pruned past what the query read: it must re-fetch (the owner
-    /// turns this into ``replace(_:_:)`` before applying).
-    case resync
-}
-
-/// What one change did to a live query's results.
-struct ResultsDelta: Sendable {
-    /// The callbacks.
-    let group: ChangeGroup<Value, Value>
-    /// The results before the change, as the change's `from` paths see them (with the
-    /// user's own edits applied).
-    let oldSnapshot: [Section<Value, Value>]
-    /// The rows of deleted objects, as they were.
-    let removedRows: [Value: [Value]]
 }

@@ -1,0 +1,25 @@
+import RosterUpdates
+
+/// One thing that happened to a live query since its last change was reported.
+enum ResultsStep: Sendable {
+    /// A commit: the rows of the keys it touched, before and now.
+    case touched([Value: TouchedRow])
+    /// A new query (sort or predicate change) or a re-fetch, with its rows.
+    case replace(BoundQuery, [[Value]])
+    /// Moves or deletes the user already made on screen.
+    case userEdits([UserEdit])
+    /// The change log was pruned past what the query read: it must re-fetch (the owner
+    /// turns this into ``replace(_:_:)`` before applying).
+    case resync
+}
+
+/// What one change did to a live query's results.
+struct ResultsDelta: Sendable {
+    /// The callbacks.
+    let group: ChangeGroup<Value, Value>
+    /// The results before the change, as the change's `from` paths see them (with the
+    /// user's own edits applied).
+    let oldSnapshot: [Section<Value, Value>]
+    /// The rows of deleted objects, as they were.
+    let removedRows: [Value: [Value]]
+}
