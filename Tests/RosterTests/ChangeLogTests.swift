@@ -116,6 +116,23 @@ struct ChangeLogTests {
         #expect(controller.object(at: IndexPath(item: 1, section: 0))["title"] == "t")
     }
 
+    @Test func aKeyThatIsNotValidUTF8IsFoundAgainAfterAFetch() throws {
+        let watched = try Watched()
+        let store = watched.store
+        try store.execute("INSERT INTO Post(id, rank, title) VALUES (CAST(x'61ff' AS TEXT), 9, 't')")
+        // A fresh fetch reads the key, repaired into a Swift string, with its hash.
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        let recorder = GroupRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        #expect(controller.numberOfObjects == 4)
+        try store.execute("UPDATE Post SET title = 'u' WHERE rank = 9")
+        #expect(recorder.takeGroups() == [ChangeGroup(objectChanges: [
+            ObjectChange(type: .update, item: "a\u{FFFD}", from: IndexPath(item: 3, section: 0), to: IndexPath(item: 3, section: 0)),
+        ])])
+        #expect(controller.numberOfObjects == 4)
+    }
+
     @Test func aFileWithTheFirstLogFormatIsUpgradedWhenOpened() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("roster-upgrade-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }

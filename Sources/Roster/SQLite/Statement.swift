@@ -143,9 +143,12 @@ final class Statement {
         let column = Int32(index)
         if type == .string, sqlite3_column_type(handle, column) == SQLITE_TEXT, let bytes = sqlite3_column_text(handle, column) {
             let buffer = UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column)))
-            var hasher = Hasher()
-            Value.hashString(utf8: UnsafeRawBufferPointer(buffer), into: &hasher)
-            return (.string(String(decoding: buffer, as: UTF8.self)), hasher.finalize())
+            // Text that is not valid UTF-8 is repaired into the string: hash the string then.
+            if let text = String(validating: buffer, as: UTF8.self) {
+                var hasher = Hasher()
+                Value.hashString(utf8: UnsafeRawBufferPointer(buffer), into: &hasher)
+                return (.string(text), hasher.finalize())
+            }
         }
         let value = self.column(index, as: type)
         return (value, value.hashValue)
