@@ -137,20 +137,19 @@ final class Statement {
         return (value, value == previous)
     }
 
-    /// Column `index` as ``column(_:as:)`` reads it, with its `hashValue`, hashed from
-    /// SQLite's buffer for text (as ``Value`` hashes a string: by its UTF-8 bytes).
+    /// Column `index` as ``column(_:as:)`` reads it, with its `hashValue`, hashed straight
+    /// from the new string's bytes for text (as ``Value`` hashes a string: by its UTF-8
+    /// bytes — those of the string, which differ from SQLite's when the text was not valid
+    /// UTF-8 and had to be repaired).
     func columnWithHash(_ index: Int, as type: AttributeType) -> (value: Value, hash: Int) {
-        let column = Int32(index)
-        if type == .string, sqlite3_column_type(handle, column) == SQLITE_TEXT, let bytes = sqlite3_column_text(handle, column) {
-            let buffer = UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column)))
-            // Text that is not valid UTF-8 is repaired into the string: hash the string then.
-            if let text = String(validating: buffer, as: UTF8.self) {
-                var hasher = Hasher()
-                Value.hashString(utf8: UnsafeRawBufferPointer(buffer), into: &hasher)
-                return (.string(text), hasher.finalize())
-            }
-        }
         let value = self.column(index, as: type)
+        if case let .string(text) = value, let hash = text.utf8.withContiguousStorageIfAvailable({ bytes in
+            var hasher = Hasher()
+            Value.hashString(utf8: UnsafeRawBufferPointer(bytes), into: &hasher)
+            return hasher.finalize()
+        }) {
+            return (value, hash)
+        }
         return (value, value.hashValue)
     }
 
