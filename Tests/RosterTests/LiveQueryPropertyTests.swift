@@ -7,7 +7,9 @@ import Testing
 /// computed in Swift; the callbacks applied to the old snapshot give the new one; the batch
 /// passes UIKit's rules and applying it gives the new one; updates are sent exactly for
 /// the objects that stay, do not move, and whose stored values changed. A `LiveResults` on
-/// another connection to the file, polled after each step, must report the same group.
+/// another connection to the file, polled after a random half of the steps, must report
+/// the same group when it polled after one step, and one exact change covering all of them
+/// when it polled after several.
 @Suite("Live query properties")
 struct LiveQueryPropertyTests {
     /// 24 seeds by default; `ROSTER_PROPERTY_SEEDS=500 swift test --filter LiveQueryProperty`
@@ -34,6 +36,10 @@ final class RandomWorld {
     var watchers: [Watcher] = []
     /// All stored rows by key, as read from the file after the last step.
     var table: [Value: [Value]] = [:]
+    /// The table when the queue last polled: where the `LiveResults` changes start.
+    var liveTable: [Value: [Value]] = [:]
+    /// Whether the queue polled after the previous step.
+    var polledLastStep = true
 
     final class Watcher {
         let controller: ResultsController
@@ -45,6 +51,8 @@ final class RandomWorld {
         /// commits as another connection's, when the queue polls.
         let live: LiveResults
         var snapshot: [Section<Value, Value>] = []
+        /// The results the `LiveResults` consumer last saw.
+        var liveSnapshot: [Section<Value, Value>] = []
         init(controller: ResultsController, twin: ResultsController, live: LiveResults) {
             self.controller = controller
             self.twin = twin
@@ -66,6 +74,7 @@ final class RandomWorld {
         queue = try StoreQueue(path: store.path)
         for _ in 0..<40 { try? store.insert("T", randomValues(&random, key: randomKey(&random))) }
         table = try readTable()
+        liveTable = table
         for _ in 0..<Int.random(in: 1...3, using: &random) {
             let request = try randomRequest(&random)
             let controller = try ResultsController(store: store, request: request)
@@ -78,6 +87,7 @@ final class RandomWorld {
             try controller.performFetch()
             try twin.performFetch()
             watcher.snapshot = controller.snapshot
+            watcher.liveSnapshot = controller.snapshot
             try checkFresh(watcher, context: "initial fetch")
             watchers.append(watcher)
         }
@@ -251,11 +261,15 @@ final class RandomWorld {
             try? store.execute("UPDATE T SET \(entity.attributes[1].name) = NULL WHERE k IN (SELECT k FROM T ORDER BY random() LIMIT 5)")
         }
         let newTable = try readTable()
-        try queue.pollExternalChanges()
+        let polls = Bool.random(using: &random)
+        if polls { try queue.pollExternalChanges() }
         for watcher in watchers {
-            try check(watcher, oldTable: table, newTable: newTable, context: context)
+            let groups = try check(watcher, oldTable: table, newTable: newTable, context: context)
+            if polls { try checkLive(watcher, controllerGroups: groups, newTable: newTable, context: context) }
         }
         table = newTable
+        if polls { liveTable = newTable }
+        polledLastStep = polls
     }
 
     // MARK: Checks
@@ -291,7 +305,9 @@ final class RandomWorld {
         #expect(watcher.controller.snapshot == expectedSnapshot(watcher.controller, table: try readTable()), "\(context): SQL and Swift disagree for \(watcher.controller.request.predicate)")
     }
 
-    func check(_ watcher: Watcher, oldTable: [Value: [Value]], newTable: [Value: [Value]], context: String) throws {
+    /// Checks the controller's change for one step; returns its groups.
+    @discardableResult
+    func check(_ watcher: Watcher, oldTable: [Value: [Value]], newTable: [Value: [Value]], context: String) throws -> [ChangeGroup<Value, Value>] {
         let old = watcher.snapshot
         let new = watcher.controller.snapshot
         let groups = watcher.recorder.takeGroups()
@@ -301,18 +317,6 @@ final class RandomWorld {
         #expect(watcher.recorder.callbackOrderProblems.isEmpty, "\(context): \(watcher.recorder.callbackOrderProblems)")
         #expect(groups.count <= 1, "\(context): one step gave \(groups.count) groups")
         try checkFresh(watcher, context: context)
-        let liveChange = try watcher.live.takeChange()
-        #expect(liveChange?.group == groups.first, "\(context): LiveResults reported \(String(describing: liveChange?.group)), the controller \(String(describing: groups.first))")
-        #expect(watcher.live.snapshot.sections == new, "\(context): LiveResults holds other results")
-        if let liveChange {
-            #expect(liveChange.previousSnapshot.sections == old && liveChange.snapshot.sections == new, "\(context): LiveResults' snapshots are not the results before and after")
-            for change in liveChange.group.objectChanges where change.type != .delete {
-                #expect(liveChange.objects[change.item]?.values == newTable[change.item], "\(context): LiveResults' object \(change.item) is not the stored one")
-            }
-            for change in liveChange.group.objectChanges where change.type == .delete {
-                #expect(liveChange.deletedObjects[change.item]?.values == oldTable[change.item], "\(context): LiveResults' deleted object \(change.item) is not the one that was stored")
-            }
-        }
         if let group = groups.first {
             #expect(!group.isEmpty, "\(context): an empty group was reported")
             #expect(try group.apply(to: old) == new, "\(context): callbacks applied to the old snapshot do not give the new one")
@@ -338,5 +342,39 @@ final class RandomWorld {
             #expect(changed.isEmpty, "\(context): values of \(changed) changed but nothing was reported")
         }
         watcher.snapshot = new
+        return groups
+    }
+
+    /// Checks the `LiveResults` change that the steps since the last poll make: the
+    /// controller's own group when that was one step, and an exact change in any case.
+    func checkLive(_ watcher: Watcher, controllerGroups: [ChangeGroup<Value, Value>], newTable: [Value: [Value]], context: String) throws {
+        let old = watcher.liveSnapshot
+        let new = watcher.controller.snapshot
+        let change = try watcher.live.takeChange()
+        if polledLastStep {
+            #expect(change?.group == controllerGroups.first, "\(context): LiveResults reported \(String(describing: change?.group)), the controller \(String(describing: controllerGroups.first))")
+        }
+        #expect(watcher.live.snapshot.sections == new, "\(context): LiveResults holds other results")
+        if let change {
+            #expect(change.previousSnapshot.sections == old && change.snapshot.sections == new, "\(context): LiveResults' snapshots are not the results before and after")
+            #expect(try change.group.apply(to: old) == new, "\(context): LiveResults' callbacks applied to its old snapshot do not give the new one")
+            try change.batch.validate(old: old, new: new)
+            for object in change.group.objectChanges where object.type != .delete {
+                #expect(change.objects[object.item]?.values == newTable[object.item], "\(context): LiveResults' object \(object.item) is not the stored one")
+            }
+            for object in change.group.objectChanges where object.type == .delete {
+                #expect(change.deletedObjects[object.item]?.values == liveTable[object.item], "\(context): LiveResults' deleted object \(object.item) is not the one that was stored")
+            }
+            let moved = Set(change.group.objectChanges.filter { $0.type == .move }.map(\.item))
+            let updated = Set(change.group.objectChanges.filter { $0.type == .update }.map(\.item))
+            let staying = Set(old.flatMap(\.items)).intersection(new.flatMap(\.items))
+            let expected = staying.subtracting(moved).filter { liveTable[$0] != newTable[$0] }
+            #expect(updated == expected, "\(context): LiveResults updates \(updated) but changed values \(expected)")
+        } else {
+            #expect(old == new, "\(context): the results changed but LiveResults reported nothing")
+            let changed = Set(old.flatMap(\.items)).filter { liveTable[$0] != newTable[$0] }
+            #expect(changed.isEmpty, "\(context): values of \(changed) changed but LiveResults reported nothing")
+        }
+        watcher.liveSnapshot = new
     }
 }
