@@ -78,28 +78,24 @@ final class LiveState {
     }
 
     /// Steps with user edits, a new request or a re-fetch: apply them all, then diff.
+    /// Updates are the objects whose row differs from the one the consumer last saw.
     private func applyWithDiff(_ steps: [ResultsStep]) -> ResultsDelta? {
         var old = snapshot
         var edited = false
         var replaced = false
-        var updated: Set<Value> = []
-        var removedRows: [Value: [Value]] = [:]
+        // The rows the consumer last saw (nil: not in the results), of every key a step changes.
+        var seen: [Value: [Value]?] = [:]
+        func note(_ key: Value) {
+            if seen.index(forKey: key) == nil { seen[key] = .some(engine.row(forKey: key)) }
+        }
         for step in steps {
             switch step {
             case let .touched(rows):
-                for (key, row) in rows where row.isChanged {
-                    if row.before != nil && row.after != nil { updated.insert(key) }
-                    if removedRows[key] == nil, let before = engine.row(forKey: key) ?? row.before { removedRows[key] = before }
-                }
-                _ = engine.apply(touched: rows.filter { $0.value.isChanged })
+                let changed = rows.filter { $0.value.isChanged }
+                for key in changed.keys { note(key) }
+                _ = engine.apply(touched: changed)
             case let .replace(query, rows):
-                for row in rows {
-                    let key = query.key(of: row)
-                    if let held = engine.row(forKey: key), held != Array(row.prefix(held.count)) { updated.insert(key) }
-                }
-                for key in engine.snapshot.lazy.flatMap(\.items) where removedRows[key] == nil {
-                    removedRows[key] = engine.row(forKey: key)
-                }
+                for key in engine.snapshot.lazy.flatMap(\.items) { note(key) }
                 engine = Self.makeEngine(query: query, rows: rows)
                 replaced = true
             case let .userEdits(edits):
@@ -111,12 +107,16 @@ final class LiveState {
         }
         let new = engine.snapshot
         snapshot = new
-        guard replaced || edited || !updated.isEmpty || old != new else { return nil }
-        let group = SnapshotDiff.changes(from: old, to: new, isUpdated: { updated.contains($0) })
+        guard replaced || edited || !seen.isEmpty else { return nil }
+        let group = SnapshotDiff.changes(from: old, to: new, isUpdated: { key in
+            guard let before = seen[key] ?? nil, let after = self.engine.row(forKey: key) else { return false }
+            // A request bound after the entity gained attributes reads rows with more values.
+            return before != Array(after.prefix(before.count))
+        })
         guard !group.isEmpty else { return nil }
         var deleted: [Value: [Value]] = [:]
         for change in group.objectChanges where change.type == .delete {
-            deleted[change.item] = removedRows[change.item]
+            deleted[change.item] = seen[change.item] ?? nil
         }
         return ResultsDelta(group: group, oldSnapshot: old, removedRows: deleted)
     }
