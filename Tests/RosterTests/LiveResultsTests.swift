@@ -98,6 +98,26 @@ struct LiveResultsTests {
         #expect(try posts.takeChange() == nil)
     }
 
+    @Test func anAttributeAddedLaterIsNotShownUntilTheRequestIsSetAgain() throws {
+        let queue = try makeQueue()
+        let request = feedRequest()
+        let posts = try LiveResults(queue: queue, request: request)
+        try queue.write { store in try store.insert("Post", ["id": "p1", "day": "d1", "rank": 1]) }
+        _ = try #require(try posts.takeChange())
+        var attributes = try postEntity().attributes
+        attributes.append(Attribute("likes", .integer))
+        let widened = try Entity("Post", key: "id", attributes: attributes)
+        try queue.read { store in try store.define(widened) }
+        try queue.write { store in try store.update("Post", key: "p1", ["likes": 3]) }
+        #expect(try posts.takeChange() == nil)
+        try queue.write { store in try store.update("Post", key: "p1", ["title": "seen"]) }
+        let change = try #require(try posts.takeChange())
+        #expect(change.objects["p1"]?.values.count == attributes.count - 1)
+        try posts.setRequest(request)
+        _ = try posts.takeChange()
+        #expect(posts.object(at: IndexPath(item: 0, section: 0))?["likes"] == 3)
+    }
+
     @Test func everyCommitPolicyDeliversEachCommitInOrder() async throws {
         let queue = try makeQueue()
         let posts = try LiveResults(queue: queue, request: feedRequest(), policy: .everyCommit)

@@ -39,7 +39,7 @@ final class LiveState {
         for step in steps {
             switch step {
             case let .touched(rows):
-                for (key, row) in rows {
+                for (key, row) in shown(rows) {
                     // The row before the first commit, the row after the last.
                     if let earlier = touched[key] {
                         touched[key] = TouchedRow(before: earlier.before, after: row.after)
@@ -57,6 +57,14 @@ final class LiveState {
             return applyCommits(touched.filter { $0.value.isChanged })
         }
         return applyWithDiff(steps)
+    }
+
+    /// Touched rows as the query sees them: without attributes the entity gained after
+    /// the query was bound (they are always added at the end).
+    private func shown(_ rows: [Value: TouchedRow]) -> [Value: TouchedRow] {
+        let count = engine.query.entity.attributes.count
+        guard let sample = rows.first?.value, ((sample.after ?? sample.before)?.count ?? count) != count else { return rows }
+        return rows.mapValues { $0.prefix(count) }
     }
 
     /// Commits only: the engine's own change, and the snapshot patched.
@@ -91,7 +99,7 @@ final class LiveState {
         for step in steps {
             switch step {
             case let .touched(rows):
-                let changed = rows.filter { $0.value.isChanged }
+                let changed = shown(rows).filter { $0.value.isChanged }
                 for key in changed.keys { note(key) }
                 _ = engine.apply(touched: changed)
             case let .replace(query, rows):

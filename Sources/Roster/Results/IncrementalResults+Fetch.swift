@@ -10,7 +10,7 @@ extension IncrementalResults {
     /// exclusivity checks in the loop): a sort value byte-for-byte equal to the previous
     /// row's (a section name, a day shared by thousands of rows) is kept rather than built
     /// again, a new section is seen without comparing names, and each key's hash is taken
-    /// from its bytes as it is read, for ``KeyIndex``.
+    /// as it is read, for ``KeyIndex`` to be filled at once.
     struct OrderReader {
         /// The attribute types of the columns, in ``BoundQuery/orderColumns`` order.
         private let types: [AttributeType]

@@ -7,9 +7,10 @@ import RosterUpdates
 /// Only what ordering needs stays in memory: each row's key and its sort values, in an
 /// arena indexed by small integer ids. Whether a touched row's other values changed comes
 /// with the change itself (``TouchedRow``: the change log keeps before-images), so the
-/// results need nothing else of a row. The tree orders ids by the query's sort (which ends with the key,
-/// so no two rows tie); a second tree holds the section names in order. Whole objects are
-/// loaded on demand, a batch at a time, into a bounded cache (``RowCache``).
+/// results need nothing else of a row. The tree orders ids by the query's sort (which
+/// ends with the key, so no two rows tie); a second tree holds the section names in
+/// order. Whole objects are loaded on demand, a batch at a time, into a bounded cache
+/// (``RowCache``).
 ///
 /// A row's index path comes from its rank: its section is the section name's rank among
 /// the names, its item the rank minus where the section starts (found with a probe that

@@ -54,14 +54,4 @@ extension Store {
             throw .database(error)
         }
     }
-
-    /// Runs `body` in one read transaction on the reading connection, so that several
-    /// queries see the same committed state; inside one already (a delivery, or
-    /// ``readingAtCursor(_:)``), `body` just runs in it.
-    func readingSnapshot<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        guard reader.isAutocommit else { return try body() }
-        do { try reader.execute("BEGIN") } catch { throw .database(error) }
-        defer { try? reader.execute("COMMIT") }
-        return try body()
-    }
 }
