@@ -75,14 +75,15 @@ extension Store {
             do {
                 try reader.execute("BEGIN")
                 changes = try tracker.collect(entities: entities)
-                // Noted inside the transaction: a commit made elsewhere while observers
-                // run changes it again, so the next poll sees that commit.
-                try tracker.noteDataVersion()
             } catch {
                 // A failed read leaves the cursor where it was: the next delivery reads again.
                 try? reader.execute("ROLLBACK")
                 throw .database(error)
             }
+            // Noted inside the transaction: a commit made elsewhere while observers run
+            // changes it again, so the next poll sees that commit. (If it cannot be read,
+            // the next poll merely looks at the log for nothing.)
+            try? tracker.noteDataVersion()
             if let changes {
                 for registration in observers {
                     registration.observer?.storeDidCommit(changes)
