@@ -59,12 +59,9 @@ final class LiveState {
         return applyWithDiff(steps)
     }
 
-    /// Touched rows as the query sees them: without attributes the entity gained after
-    /// the query was bound (they are always added at the end).
+    /// Touched rows as the query sees them (see ``TouchedRow/shown(_:attributeCount:)``).
     private func shown(_ rows: [Value: TouchedRow]) -> [Value: TouchedRow] {
-        let count = engine.query.entity.attributes.count
-        guard let sample = rows.first?.value, ((sample.after ?? sample.before)?.count ?? count) != count else { return rows }
-        return rows.mapValues { $0.prefix(count) }
+        TouchedRow.shown(rows, attributeCount: engine.query.entity.attributes.count)
     }
 
     /// Commits only: the engine's own change, and the snapshot patched.

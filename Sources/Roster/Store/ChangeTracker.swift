@@ -8,21 +8,21 @@ struct TouchedRow: Equatable {
     /// Whether some value differs: false for a value written and written back.
     var isChanged: Bool { before != after }
 
-    /// The rows cut to the first `count` attributes: what a live query sees that was
-    /// bound before the entity gained attributes (they are always added at the end).
-    func prefix(_ count: Int) -> TouchedRow {
-        TouchedRow(before: before.map { Array($0.prefix(count)) }, after: after.map { Array($0.prefix(count)) })
+    /// Touched rows as a live query bound to an entity of `count` attributes sees them:
+    /// cut to those, when the entity has gained attributes since (they are always added
+    /// at the end); as they are otherwise.
+    static func shown(_ rows: [Value: TouchedRow], attributeCount count: Int) -> [Value: TouchedRow] {
+        guard let sample = rows.first?.value, ((sample.after ?? sample.before)?.count ?? count) != count else { return rows }
+        return rows.mapValues { row in
+            TouchedRow(before: row.before.map { Array($0.prefix(count)) }, after: row.after.map { Array($0.prefix(count)) })
+        }
     }
 }
 
 extension CommittedChanges {
-    /// The touched rows of an entity as a live query bound to `entity` sees them: with
-    /// only its attributes, when the entity has gained some since.
+    /// The touched rows of an entity as a live query bound to `entity` sees them.
     func rows(of entity: Entity) -> [Value: TouchedRow] {
-        guard let rows = rowsByEntity[entity.name] else { return [:] }
-        let count = entity.attributes.count
-        guard let sample = rows.first?.value, ((sample.after ?? sample.before)?.count ?? count) != count else { return rows }
-        return rows.mapValues { $0.prefix(count) }
+        TouchedRow.shown(rowsByEntity[entity.name] ?? [:], attributeCount: entity.attributes.count)
     }
 }
 
