@@ -34,6 +34,29 @@ extension ChangeGroup {
         return result
     }
 
+    /// The results before the change, worked out from the results after it: the group
+    /// applied backwards (inserts become deletes, moves and updates run from `to` to `from`).
+    ///
+    /// - Parameter new: The results after the change.
+    /// - Returns: The results before the change.
+    /// - Throws: ``BatchError`` when the group does not lead to `new`.
+    /// - Complexity: O(*n* + *e* log *e*) for *n* items and *e* events, expected.
+    public func unapply(to new: [Section<SectionID, ItemID>]) throws(BatchError) -> [Section<SectionID, ItemID>] {
+        var inverse = ChangeGroup()
+        inverse.sectionChanges = sectionChanges.map { change in
+            SectionChange(type: change.type == .delete ? .insert : .delete, index: change.index, section: change.section)
+        }
+        inverse.objectChanges = objectChanges.map { change in
+            let type: ObjectChangeType = switch change.type {
+            case .insert: .delete
+            case .delete: .insert
+            default: change.type
+            }
+            return ObjectChange(type: type, item: change.item, from: change.to, to: change.from)
+        }
+        return try inverse.apply(to: new)
+    }
+
     /// One event per item; an insert has no `from` and a delete no `to`.
     private func checkEventShapes() throws(BatchError) {
         var seen = Set<ItemID>()

@@ -11,13 +11,16 @@ import Foundation
 public enum SnapshotDiff {
     /// The NSFetchedResultsController-style callbacks that turn `old` into `new`.
     ///
-    /// Sections are matched by identifier; a largest set of common sections that keep their
-    /// relative order stays, every other old section is deleted and every other new section
-    /// inserted. An item that stays is moved when its section changes identifier, is deleted
-    /// or is inserted; inside a section that stays, the fewest items are moved that leave the
-    /// others in order (a longest increasing subsequence). A staying item that is not moved
-    /// and for which `isUpdated` is true gets an update. When several sets of moves are
-    /// equally small, the one that moves updated items rather than unchanged ones is chosen.
+    /// Sections are matched by identifier. The sections that stay keep their relative order
+    /// and are chosen so that the fewest items move: each is weighed by the items it keeps
+    /// in place, and the heaviest increasing run of sections stays (ties: fewest moves, then
+    /// most sections kept, then the sections earliest in `old`). Every other old section is
+    /// deleted and every other new section inserted. An item that stays is moved when its
+    /// section changes identifier, is deleted or is inserted; inside a section that stays,
+    /// the fewest items are moved that leave the others in order (a longest increasing
+    /// subsequence). A staying item that is not moved and for which `isUpdated` is true gets
+    /// an update. When several sets of moves are equally small, the one that moves updated
+    /// items rather than unchanged ones is chosen.
     ///
     /// Events come in this order: section deletes (ascending index), section inserts
     /// (ascending index), object inserts (ascending `to`), deletes (ascending `from`), moves
@@ -34,7 +37,12 @@ public enum SnapshotDiff {
         to new: [Section<S, I>],
         isUpdated: (I) -> Bool
     ) -> ChangeGroup<S, I> {
-        let sections = SectionMatching(old: old, new: new)
+        let oldLocations = locationsByItem(old)
+        let newLocations = locationsByItem(new)
+        let runs = InPlaceRuns(old: old, new: new, newLocations: newLocations, isUpdated: isUpdated)
+        let sections = SectionMatching(old: old.map(\.id), new: new.map(\.id)) { oldIndex, _ in
+            runs.keptCount[oldIndex]
+        }
         var group = ChangeGroup<S, I>()
         for (oldIndex, keptAs) in sections.keptNewIndexByOldIndex.enumerated() where keptAs == nil {
             group.sectionChanges.append(SectionChange(type: .delete, index: oldIndex, section: old[oldIndex].id))
@@ -43,9 +51,7 @@ public enum SnapshotDiff {
             group.sectionChanges.append(SectionChange(type: .insert, index: newIndex, section: new[newIndex].id))
         }
 
-        let oldLocations = locationsByItem(old)
-        let newLocations = locationsByItem(new)
-        let movedItems = itemsToMove(old: old, newLocations: newLocations, sections: sections, isUpdated: isUpdated)
+        let movedItems = runs.itemsToMove(old: old, newLocations: newLocations, sections: sections)
 
         var inserts: [ObjectChange<I>] = []
         var moves: [ObjectChange<I>] = []
@@ -92,35 +98,59 @@ public enum SnapshotDiff {
         }
         return locations
     }
+}
 
-    /// The staying items that must move: those whose section does not stay as the same
-    /// section, and, inside each section that stays, those outside a longest run of items
-    /// whose new order agrees with their old order.
-    private static func itemsToMove<S, I>(
-        old: [Section<S, I>],
-        newLocations: [I: ItemLocation],
-        sections: SectionMatching<S>,
-        isUpdated: (I) -> Bool
-    ) -> Set<I> {
-        var moved = Set<I>()
+/// For each old section whose identifier is among the new sections: which of its items would
+/// stay in place if the section stays, that is a heaviest run of the items that land in its
+/// namesake whose new order agrees with their old order.
+private struct InPlaceRuns<S: Hashable & Sendable, I: Hashable & Sendable> {
+    /// Per old section, how many items stay in place if it stays (0 for a section not in `new`).
+    private(set) var keptCount: [Int]
+    /// Per old section, the staying items that move even if it stays: those that land in
+    /// another section and those outside its in-place run.
+    private var movedIfKept: [[I]]
+
+    init(old: [Section<S, I>], new: [Section<S, I>], newLocations: [I: ItemLocation], isUpdated: (I) -> Bool) {
+        var newIndexByID: [S: Int] = [:]
+        newIndexByID.reserveCapacity(new.count)
+        for (index, section) in new.enumerated() { newIndexByID[section.id] = index }
+        keptCount = [Int](repeating: 0, count: old.count)
+        movedIfKept = [[I]](repeating: [], count: old.count)
         for (oldSectionIndex, section) in old.enumerated() {
-            let keptAs = sections.keptNewIndexByOldIndex[oldSectionIndex]
-            var inPlaceCandidates: [I] = []
+            guard let namesake = newIndexByID[section.id] else { continue }
+            var candidates: [I] = []
             var candidateNewItemIndexes: [Int] = []
             for item in section.items {
                 guard let to = newLocations[item] else { continue }
-                if to.section == keptAs {
-                    inPlaceCandidates.append(item)
+                if to.section == namesake {
+                    candidates.append(item)
                     candidateNewItemIndexes.append(to.item)
                 } else {
-                    moved.insert(item)
+                    movedIfKept[oldSectionIndex].append(item)
                 }
             }
             // Among equally few moves, keep unchanged items in place and move edited ones.
             let staysInOrder = heaviestIncreasingSubsequenceMembers(
-                candidateNewItemIndexes, weights: inPlaceCandidates.map { (1, isUpdated($0) ? 0 : 1) })
-            for (item, isInOrder) in zip(inPlaceCandidates, staysInOrder) where !isInOrder {
-                moved.insert(item)
+                candidateNewItemIndexes, weights: candidates.map { (1, isUpdated($0) ? 0 : 1) })
+            for (item, isInOrder) in zip(candidates, staysInOrder) {
+                if isInOrder {
+                    keptCount[oldSectionIndex] += 1
+                } else {
+                    movedIfKept[oldSectionIndex].append(item)
+                }
+            }
+        }
+    }
+
+    /// The staying items that must move: every staying item of a section that does not stay,
+    /// and, of a section that stays, those that change section or fall outside its run.
+    func itemsToMove(old: [Section<S, I>], newLocations: [I: ItemLocation], sections: SectionMatching<S>) -> Set<I> {
+        var moved = Set<I>()
+        for (oldSectionIndex, section) in old.enumerated() {
+            if sections.keptNewIndexByOldIndex[oldSectionIndex] != nil {
+                moved.formUnion(movedIfKept[oldSectionIndex])
+            } else {
+                for item in section.items where newLocations[item] != nil { moved.insert(item) }
             }
         }
         return moved

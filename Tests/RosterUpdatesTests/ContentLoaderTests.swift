@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RosterTestSupport
 import RosterUpdates
 
 private typealias Loader = ContentLoader<String, String>

@@ -1,5 +1,6 @@
 import Foundation
 import RosterUpdates
+import RosterTestSupport
 
 /// Checks everything the contract says about the diff of `old` → `new` and the batches made of
 /// it, against independent brute-force computations.
@@ -68,10 +69,9 @@ private func eventContentProblem(_ group: Group, old: Snapshot, new: Snapshot, u
     guard kept == new.map({ $0.id }).filter({ !insertedSections.contains($0) }) else {
         return "the sections that stay are not the same, in the same order, before and after"
     }
-    let newSectionIndex = Dictionary(uniqueKeysWithValues: new.enumerated().map { ($1.id, $0) })
-    let common = old.compactMap { newSectionIndex[$0.id] }
-    guard kept.count == longestIncreasingLength(common) else {
-        return "\(kept.count) sections stay, but \(longestIncreasingLength(common)) could"
+    guard let best = fewestMoves(from: old, to: new) else { return "too many sections for the oracle" }
+    guard kept == best.keptSections else {
+        return "sections \(kept) stay, but \(best.keptSections) should (\(best.moves) moves, ties by most kept, then earliest)"
     }
 
     var eventsByItem: [String: ObjectChange<String>] = [:]
@@ -108,6 +108,7 @@ private func eventContentProblem(_ group: Group, old: Snapshot, new: Snapshot, u
     }
     let moveCount = group.objectChanges.filter { $0.type == .move }.count
     guard moveCount == expectedMoveCount else { return "\(moveCount) moves, but \(expectedMoveCount) suffice" }
+    guard moveCount == best.moves else { return "\(moveCount) moves, but \(best.moves) suffice with other sections kept" }
     return nil
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RosterTestSupport
 @testable import RosterUpdates
 
 @Suite("Which objects move")
@@ -22,11 +23,49 @@ struct MovePreferenceTests {
         #expect(group.objectChanges.filter { $0.type == .move }.map(\.item) == ["c"])
     }
 
+    @Test func theSectionThatKeepsMostObjectsStaysWhenSectionsReverse() {
+        // Keeping A and re-inserting B would move b1, b2, b3; keeping B moves only a1.
+        let old: Snapshot = [Section(id: "A", items: ["a1"]), Section(id: "B", items: ["b1", "b2", "b3"])]
+        let new: Snapshot = [Section(id: "B", items: ["b1", "b2", "b3"]), Section(id: "A", items: ["a1"])]
+        let group = SnapshotDiff.changes(from: old, to: new, isUpdated: { _ in false })
+        #expect(group.sectionChanges == [sectionDelete(0, "A"), sectionInsert(1, "A")])
+        #expect(group.objectChanges == [objectMove("a1", from: path(0, 0), to: path(1, 0))])
+    }
+
+    @Test func sectionsThatKeepFewerObjectsInOrderGiveWayToOneThatKeepsMore() {
+        // Order A B C → C A B. Keeping A and B (the longest run of sections) moves c1…c4;
+        // keeping C alone moves a1 and b1, which is fewer.
+        let old: Snapshot = [
+            Section(id: "A", items: ["a1"]), Section(id: "B", items: ["b1"]), Section(id: "C", items: ["c1", "c2", "c3", "c4"]),
+        ]
+        let new: Snapshot = [old[2], old[0], old[1]]
+        let group = SnapshotDiff.changes(from: old, to: new, isUpdated: { _ in false })
+        #expect(group.sectionChanges == [sectionDelete(0, "A"), sectionDelete(1, "B"), sectionInsert(1, "A"), sectionInsert(2, "B")])
+        #expect(group.objectChanges.map(\.item) == ["a1", "b1"])
+    }
+
+    @Test func onATieOfMovesMoreSectionsStay() {
+        // A B C → B C A. Keeping A alone moves b1 and c1; keeping B and C moves a1 and a2.
+        let old: Snapshot = [Section(id: "A", items: ["a1", "a2"]), Section(id: "B", items: ["b1"]), Section(id: "C", items: ["c1"])]
+        let new: Snapshot = [old[1], old[2], old[0]]
+        // Two moves either way, so the two sections stay.
+        let group = SnapshotDiff.changes(from: old, to: new, isUpdated: { _ in false })
+        #expect(group.sectionChanges == [sectionDelete(0, "A"), sectionInsert(2, "A")])
+    }
+
+    @Test func onATieOfMovesAndSectionsTheEarliestOldSectionStays() {
+        let old: Snapshot = [Section(id: "A", items: ["a1", "a2"]), Section(id: "B", items: ["b1", "b2"])]
+        let new: Snapshot = [old[1], old[0]]
+        let group = SnapshotDiff.changes(from: old, to: new, isUpdated: { _ in false })
+        #expect(group.sectionChanges == [sectionDelete(1, "B"), sectionInsert(0, "B")])
+        #expect(group.objectChanges.map(\.item) == ["b1", "b2"])
+    }
+
     @Test func heaviestSubsequenceMatchesBruteForceOnEveryPermutationOfFive() {
         var random = SplitMix64(seed: 11)
         for permutation in permutations(Array(0..<5)) {
             for _ in 0..<3 {
-                let weights = permutation.map { _ in (count: Int.random(in: 1...3, using: &random), preferred: Int.random(in: 0...1, using: &random)) }
+                let weights = permutation.map { _ in (count: Int.random(in: 0...3, using: &random), preferred: Int.random(in: 0...1, using: &random)) }
                 let members = heaviestIncreasingSubsequenceMembers(permutation, weights: weights)
                 let chosen = permutation.indices.filter { members[$0] }
                 #expect(chosen == bruteForceChoice(permutation, weights), "\(permutation) \(weights)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RosterTestSupport
 import RosterUpdates
 
 /// An item of a test list: its section, a rank that orders it (with ties), and a note that

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RosterTestSupport
 import RosterUpdates
 
 /// Seeded random snapshots, larger than the exhaustive ones, checked against the same oracle.
@@ -12,6 +13,26 @@ struct SnapshotDiffRandomTests {
             var random = SplitMix64(seed: seed)
             let old = randomSnapshot(itemCount: Int.random(in: 0...60, using: &random), using: &random)
             let new = randomChange(of: old, using: &random)
+            let updated = Set(pathsByItem(old).keys.filter { _ in Int.random(in: 0..<4, using: &random) == 0 })
+            if let problem = diffProblem(old: old, new: new, updated: updated) {
+                failures += 1
+                Issue.record(Comment(rawValue: "seed \(seed): \(problem)"))
+                if failures >= 3 { return }
+            }
+        }
+    }
+
+    /// Random pairs in which the order of the sections changes (reversed or shuffled), as a
+    /// sort that flips the section key does: the moves must be the fewest any choice of
+    /// staying sections allows.
+    @Test(arguments: 0..<4)
+    func reorderedSectionsMoveTheFewestObjects(slice: UInt64) {
+        var failures = 0
+        for seed in stride(from: slice, to: 400, by: 4) {
+            var random = SplitMix64(seed: 10_000 + seed)
+            let old = randomSnapshot(itemCount: Int.random(in: 1...40, using: &random), using: &random)
+            var new = Int.random(in: 0..<3, using: &random) == 0 ? randomChange(of: old, using: &random) : old
+            new = Int.random(in: 0..<2, using: &random) == 0 ? new.reversed() : new.shuffled(using: &random)
             let updated = Set(pathsByItem(old).keys.filter { _ in Int.random(in: 0..<4, using: &random) == 0 })
             if let problem = diffProblem(old: old, new: new, updated: updated) {
                 failures += 1
