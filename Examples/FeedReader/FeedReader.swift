@@ -81,7 +81,7 @@ struct SyncPrinter {
         let viewport = Viewport(rows: 8)
         for (file, feed) in feeds {
             let before = posts.snapshot
-            let existing = Set(posts.fetchedObjects.compactMap { $0.key.stringValue })
+            let existing = Set(try posts.fetchedObjects.compactMap { $0.key.stringValue })
             timer.reset()
             let start = ContinuousClock.now
             let summary = try FeedSync.sync(feed, into: { body in

@@ -39,13 +39,16 @@ enum FeedSync {
     /// Stores `feed` in one transaction per `batchSize` posts (all at once when nil):
     /// every post is saved as it is (a post that did not change changes nothing) and every
     /// stored post the feed no longer has is deleted.
-    static func sync(_ feed: Feed, into write: ((Store) throws -> Void) throws -> Void, existingIDs: Set<String>, batchSize: Int? = nil) throws -> Summary {
+    ///
+    /// `write` runs the `@Sendable` body it is given in a transaction, so that a
+    /// ``StoreQueue`` (whose closures are `@Sendable`) can be the one to run it.
+    static func sync(_ feed: Feed, into write: (@Sendable (Store) throws -> Void) throws -> Void, existingIDs: Set<String>, batchSize: Int? = nil) throws -> Summary {
         var summary = Summary()
         let posts = feed.posts.map(Post.init)
         let keep = Set(posts.map(\.id))
         let gone = existingIDs.subtracting(keep).sorted()
         let chunk = max(1, batchSize ?? (posts.count + gone.count))
-        var pending: [(Store) throws -> Void] = posts.map { post in { store in try store.save(post) } }
+        var pending: [@Sendable (Store) throws -> Void] = posts.map { post in { store in try store.save(post) } }
         pending += gone.map { id in { store in try store.delete(Post.self, key: id) } }
         summary.saved = posts.count
         summary.deleted = gone.count

@@ -21,12 +21,12 @@ struct Viewport {
         let deleted = group.objectChanges.filter { $0.type == .delete }.count
         var lines = ["\u{1B}[2J\u{1B}[H\u{1B}[1m\(title)\u{1B}[0m — \(posts.numberOfObjects) posts, \(deleted) left the list"]
         var shown = 0
-        section: for section in 0..<posts.numberOfSections {
-            let name = posts.sections[section].name
-            lines.append("\u{1B}[2m\(name)\u{1B}[0m")
-            for item in 0..<posts.numberOfObjects(inSection: section) {
+        let sections = (try? posts.sections) ?? []
+        section: for (index, section) in sections.enumerated() {
+            lines.append("\u{1B}[2m\(section.name)\u{1B}[0m")
+            for item in 0..<posts.numberOfObjects(inSection: index) {
                 guard shown < rows else { break section }
-                let object = posts.object(at: IndexPath(item: item, section: section))
+                guard let object = posts.object(at: IndexPath(item: item, section: index)) else { continue }
                 let title = (object["title"].flatMap { if case let .string(text) = $0 { text } else { nil } }) ?? ""
                 lines.append(" \(marks[object.key] ?? " ") \(title.prefix(70))")
                 shown += 1

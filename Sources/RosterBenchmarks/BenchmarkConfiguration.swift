@@ -15,6 +15,11 @@ public enum BenchmarkScenario: String, CaseIterable, Sendable {
     case crossover
     /// What a single-row commit costs a `LiveResults` consumer.
     case live
+    /// A commit in another process until the batch is ready here: a watching
+    /// `StoreQueue` (file events) against the 100 ms polling it replaces.
+    case crossProcess = "cross-process"
+    /// The worst predicates within the limits on a 64 KB value: Swift against SQLite.
+    case predicate
 }
 
 /// What `roster bench` runs: table sizes, commits per kind, scenarios.
@@ -29,7 +34,15 @@ public struct BenchmarkConfiguration: Sendable, Hashable {
     /// checks too (the first ones); nil for all. At a million rows the baseline takes
     /// seconds a commit, so a run can time a few hundred live-query commits against a
     /// sample of baseline ones; the live query's results are then checked whole at the end.
+    /// In the `cross-process` scenario: how many commits the polling baseline makes, at
+    /// about 100 ms each (nil: at most 50).
     public var baselineIterations: Int?
+    /// The folder to make the stores in (each in a new folder of its own, removed when
+    /// done); nil for the system's temporary folder.
+    public var storeDirectory: String?
+    /// The executable that runs `bench-writer`, the other process of the `cross-process`
+    /// scenario (`roster` itself); nil skips that scenario.
+    public var writerExecutable: String?
 
     /// Creates a configuration.
     public init(sizes: [Int], iterations: Int, scenarios: [BenchmarkScenario] = BenchmarkScenario.allCases) {

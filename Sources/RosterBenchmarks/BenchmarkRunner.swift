@@ -8,9 +8,12 @@ import Roster
 /// try BenchmarkRunner(configuration: .quick, reporter: reporter).run()
 /// ```
 ///
-/// Everything runs in this process, on this thread: each scenario fills a new store in a
-/// temporary WAL file for each size, measures Roster and its baseline side by side, and
-/// prints its rows as soon as a size is done. Build in release mode for meaningful numbers.
+/// Everything runs in this process, on this thread — except the `cross-process` scenario,
+/// which starts ``BenchmarkConfiguration/writerExecutable`` as its writing process and takes
+/// changes on a task: each scenario fills a new store in a temporary WAL file (or in
+/// ``BenchmarkConfiguration/storeDirectory``) for each size, measures Roster and its baseline
+/// side by side, and prints its rows as soon as a size is done. Build in release mode for
+/// meaningful numbers.
 public struct BenchmarkRunner {
     /// What to run.
     public let configuration: BenchmarkConfiguration
@@ -32,6 +35,7 @@ public struct BenchmarkRunner {
     /// - Throws: ``BenchmarkError`` or `StoreError` when a store or a query cannot be set up.
     public func run() throws {
         try CommitClock.install()
+        PostFixture.directory.withLock { $0 = configuration.storeDirectory }
         try printHeader()
         for scenario in configuration.scenarios {
             let start = MonotonicClock.now()
@@ -43,6 +47,8 @@ public struct BenchmarkRunner {
             case .bulk: try BulkScenario.run(configuration, reporter: reporter)
             case .crossover: try CrossoverScenario.run(configuration, reporter: reporter)
             case .live: try LiveScenario.run(configuration, reporter: reporter)
+            case .crossProcess: try CrossProcessScenario.run(configuration, reporter: reporter)
+            case .predicate: try PredicateScenario.run(configuration, reporter: reporter)
             }
             reporter.progress("\(scenario.rawValue) done in \(Format.fixed(Double(MonotonicClock.elapsed(from: start, to: MonotonicClock.now())) / 1e9, decimals: 1)) s")
         }

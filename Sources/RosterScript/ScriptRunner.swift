@@ -1,7 +1,7 @@
 import Roster
 
 /// Runs a mutation script against a store and produces its trace, line by line, exactly
-/// as `../shared/spec/scripted-mutations.md` describes.
+/// as `Docs/ScriptFormat.md` in the repository describes.
 ///
 /// ```swift
 /// let runner = try ScriptRunner(store: Store.temporary())
@@ -30,7 +30,8 @@ public final class ScriptRunner {
     /// Runs every line of a script, handing each trace event to `emit` as it is made.
     public func run(script: String, emit: (JSONValue) -> Void) {
         var number = 0
-        for line in script.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" is one Character in Swift, so a CR LF line end is not "\n" and is named too.
+        for line in script.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             number += 1
             for event in run(line: line, number: number) { emit(.object(event)) }
         }
@@ -43,7 +44,8 @@ public final class ScriptRunner {
         var events: [JSONObject] = []
         do {
             let json: JSONValue
-            do { json = try JSONParser().parse(text) } catch { throw ScriptError("\(error)") }
+            // The whole line, so that a column in an error counts from the line's start.
+            do { json = try JSONParser().parse(line) } catch { throw ScriptError("\(error)") }
             guard case let .object(command) = json else {
                 throw ScriptError("a script line must be a JSON object with an \"op\", not \(json.serialized())")
             }

@@ -41,7 +41,9 @@ enum ScriptValues {
         return values
     }
 
-    /// The JSON form of a stored value (keys and section names in the trace).
+    /// The JSON form of a stored value (keys and section names in the trace). Text that
+    /// is not valid UTF-8, which no JSON string can hold, is an object of its bytes in
+    /// lowercase hex: `{"invalidUTF8":"c3"}`.
     static func json(_ value: Value) -> JSONValue {
         switch value {
         case .null: .null
@@ -49,7 +51,17 @@ enum ScriptValues {
         case let .double(number): .number(number)
         case let .string(text): .string(text)
         case let .bool(flag): .bool(flag)
+        case let .invalidUTF8(bytes): .object(JSONObject(uniqueKeysWithValues: [("invalidUTF8", .string(hex(bytes)))]))
         }
+    }
+
+    /// Bytes as lowercase hex, two digits each.
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]] }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// An index path as `[section, item]`.

@@ -31,6 +31,14 @@ final class TraceRecorder: ResultsControllerDelegate {
         record("snapshot", [("sections", .array(sections))])
     }
 
+    func controller(_ controller: ResultsController, willResyncBecause reason: ResyncReason) {
+        record("resync", [("reason", .string(reason.code))])
+    }
+
+    func controller(_ controller: ResultsController, didFailWith error: StoreError) {
+        record("error", [("message", .string("\(error)"))])
+    }
+
     func controllerWillChangeContent(_ controller: ResultsController) {
         group = ChangeGroup()
         record("willChange", [])

@@ -22,7 +22,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Single-row commits per kind (default 200; --quick: 30).")
     var iterations: Int?
 
-    @Option(help: "How many of the commits per kind the baseline re-fetches and checks too (the first ones; default: all). The live query's results are then checked whole at the end.")
+    @Option(help: "How many of the commits per kind the baseline re-fetches and checks too (the first ones; default: all). The live query's results are then checked whole at the end. In cross-process: the polling baseline's commits (default 50).")
     var baselineIterations: Int?
 
     @Flag(help: "A short run for CI and tests: sizes 2000,20000 and 30 commits per kind.")
@@ -33,6 +33,9 @@ struct BenchCommand: ParsableCommand {
 
     @Option(help: "Also write one JSON object per measurement (scenario, N, metric, value, unit) to this file.")
     var json: String?
+
+    @Option(help: "Make the benchmark's stores in this existing folder (each in a new folder of its own, removed when done) instead of the temporary folder: to measure on a particular disk.")
+    var store: String?
 
     func validate() throws {
         _ = try benchmarkConfiguration()
@@ -76,6 +79,14 @@ struct BenchCommand: ParsableCommand {
             guard baselineIterations >= 1 else { throw ValidationError("--baseline-iterations must be at least 1") }
             configuration.baselineIterations = baselineIterations
         }
+        if let store {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: store, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--store must name an existing folder; '\(store)' is not one")
+            }
+            configuration.storeDirectory = store
+        }
+        configuration.writerExecutable = Self.executablePath
         if let scenario {
             guard let chosen = BenchmarkScenario(rawValue: scenario) else {
                 throw ValidationError("unknown scenario '\(scenario)': choose one of \(BenchmarkScenario.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -83,5 +94,50 @@ struct BenchCommand: ParsableCommand {
             configuration.scenarios = [chosen]
         }
         return configuration
+    }
+
+    /// This executable, which the `cross-process` scenario runs again as `bench-writer`.
+    static var executablePath: String? {
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
+        return Bundle.main.executablePath
+    }
+}
+
+/// `roster bench-writer`: the other process of `roster bench --scenario cross-process`
+/// (``CrossProcessWriter``). Not for people: the bench starts it and talks to it over pipes.
+struct BenchWriterCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench-writer",
+        abstract: "The writing process of roster bench's cross-process scenario.",
+        shouldDisplay: false
+    )
+
+    @Option(help: "The store the bench made.")
+    var store: String
+
+    @Option(help: "How many one-row commits to make.")
+    var commits: Int
+
+    @Option(help: "The inserted posts' keys start with this.")
+    var keyPrefix = "w"
+
+    @Option(help: "The longest random pause before each commit, in microseconds.")
+    var maxPauseUs = 0
+
+    @Option(help: "The seed of the random pauses.")
+    var seed: UInt64 = 1
+
+    func validate() throws {
+        guard commits >= 1, maxPauseUs >= 0 else { throw ValidationError("--commits must be at least 1 and --max-pause-us at least 0") }
+    }
+
+    func run() throws {
+        do {
+            try CrossProcessWriter.run(
+                storePath: store, commits: commits, keyPrefix: keyPrefix, maximumPause: .microseconds(maxPauseUs), seed: seed)
+        } catch {
+            FileHandle.standardError.write(Data("roster bench-writer: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
     }
 }

@@ -5,6 +5,6 @@ struct RosterCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "roster",
         abstract: "Roster: live queries over SQLite that say exactly what changed.",
-        subcommands: [RunCommand.self, SQLCommand.self, BenchCommand.self]
+        subcommands: [RunCommand.self, SQLCommand.self, WatchCommand.self, BenchCommand.self, BenchWriterCommand.self]
     )
 }

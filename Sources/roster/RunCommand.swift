@@ -9,9 +9,10 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Run a mutation script against a new store and print the trace.",
         discussion: """
-            The script and the trace are JSON Lines, as ../shared/spec/scripted-mutations.md \
-            describes. Exit status: 0 when every line ran (error events included), 1 when the \
-            script could not be read, 2 for bad flags.
+            The script and the trace are JSON Lines; both formats are specified in \
+            Docs/ScriptFormat.md of the Roster repository. Exit status: 0 when every line ran \
+            (error events included; with --strict, 3 when there was any), 1 when the script could \
+            not be read or the store could not be created, 2 for bad flags.
             """
     )
 
@@ -21,14 +22,17 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Print the trace for a person to read: spaced, with a blank line between script lines.")
     var pretty = false
 
-    @Option(help: "Create the store at this path instead of a temporary file (it must not exist yet).")
-    var database: String?
+    @Option(name: [.customLong("store"), .customLong("database")], help: "Create the store at this path instead of a temporary file (it must not exist yet). --database is the same.")
+    var store: String?
 
     @Flag(help: "Keep the database file after the run.")
     var keep = false
 
     @Flag(help: "Keep moves in batches as moveItems instead of splitting them into a delete and an insert.")
     var keepMoves = false
+
+    @Flag(help: "Exit with status 3 when the trace holds any error event.")
+    var strict = false
 
     func run() throws {
         let text: String
@@ -40,38 +44,69 @@ struct RunCommand: ParsableCommand {
         }
         let store: Store
         do {
-            store = try StoreLocation.create(at: database)
+            store = try StoreLocation.create(at: self.store, keep: keep)
         } catch {
             FileHandle.standardError.write(Data("roster run: \(error)\n".utf8))
             throw ExitCode(1)
         }
-        defer { if !keep { StoreLocation.remove(store, createdAt: database) } }
+        defer { if !keep { StoreLocation.remove(store, createdAt: self.store) } }
         if keep { FileHandle.standardError.write(Data("roster run: database kept at \(store.path)\n".utf8)) }
-        var output = OutputBuffer()
         let runner = ScriptRunner(store: store, keepsMoves: keepMoves)
         var format = TraceFormat()
+        var sawError = false
         runner.run(script: text) { event in
-            output.write(pretty ? format.readable(event) : event.serialized())
+            if event["event"]?.stringValue == "error" { sawError = true }
+            // One write per line: a trace read while the script runs, or cut short by a
+            // crash, holds every event made so far.
+            FileHandle.standardOutput.write(Data(((pretty ? format.readable(event) : event.serialized()) + "\n").utf8))
         }
-        output.flush()
+        if strict && sawError { throw ExitCode(3) }
     }
 }
 
-/// `roster sql DATABASE SQL`: runs SQL on a database file in its own transaction, as
-/// another process writing to a store's file would.
+/// `roster sql DATABASE SQL` (or `roster sql --store DATABASE SQL`): runs SQL on a database
+/// file in its own transaction, as another process writing to a store's file would.
 struct SQLCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sql",
-        abstract: "Run SQL on a database file in one transaction (another process, as a store sees it)."
+        abstract: "Run SQL on a database file in one transaction (another process, as a store sees it).",
+        discussion: "roster sql DATABASE SQL and roster sql --store DATABASE SQL are the same (--database too)."
     )
 
-    @Argument(help: "The database file.")
-    var database: String
+    @Option(name: [.customLong("store"), .customLong("database")], help: "The database file, instead of the first argument.")
+    var store: String?
 
-    @Argument(help: "The SQL to run.")
-    var sql: String
+    @Argument(help: ArgumentHelp("The database file (left out when --store names it).", valueName: "database"))
+    var first: String?
+
+    @Argument(help: ArgumentHelp("The SQL to run.", valueName: "sql"))
+    var second: String?
+
+    /// The database file, from `--store` or the first argument.
+    var database: String { store ?? first ?? "" }
+
+    /// The SQL: the only argument with `--store`, the second without.
+    var sql: String { (store == nil ? second : first) ?? "" }
+
+    func validate() throws {
+        if store != nil {
+            guard first != nil, second == nil else {
+                throw ValidationError("with --store, give the SQL as the only argument: roster sql --store DATABASE SQL")
+            }
+        } else {
+            guard first != nil, second != nil else {
+                throw ValidationError("give the database and the SQL: roster sql DATABASE SQL (or --store DATABASE SQL)")
+            }
+        }
+    }
 
     func run() throws {
+        // Opening a path that does not exist would make a new, empty database there and
+        // report success for SQL that changed no store: a mistyped path must be an error.
+        guard FileManager.default.fileExists(atPath: database) else {
+            FileHandle.standardError.write(Data("roster sql: no database at '\(database)' (nothing was created)\n".utf8))
+            throw ExitCode(1)
+        }
         do {
             try ExternalConnection(path: database).execute(sql)
         } catch {

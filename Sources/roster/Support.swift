@@ -29,8 +29,17 @@ struct ScriptReadError: Error, CustomStringConvertible {
 
 /// Where `roster run` puts its store: a temporary file, or a new file at a given path.
 enum StoreLocation {
-    static func create(at path: String?) throws -> Store {
-        guard let path else { return try Store.temporary() }
+    /// Creates the store: at `path`, which must not exist yet, or in a new temporary folder.
+    ///
+    /// - Parameter keep: whether the file must outlive the run. A temporary store removes its
+    ///   folder when it is released, so a kept one is an ordinary store in a folder of its own.
+    static func create(at path: String?, keep: Bool) throws -> Store {
+        guard let path else {
+            guard keep else { return try Store.temporary() }
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("roster-\(UUID().uuidString)", isDirectory: true)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            return try Store(path: directory.appendingPathComponent("store.sqlite").path)
+        }
         guard !FileManager.default.fileExists(atPath: path) else {
             throw ScriptReadError("database '\(path)' already exists; roster run starts from a new store")
         }
@@ -42,21 +51,5 @@ enum StoreLocation {
         for suffix in ["", "-wal", "-shm"] {
             try? FileManager.default.removeItem(atPath: path + suffix)
         }
-    }
-}
-
-/// Buffers standard output so a long trace is written in large pieces.
-struct OutputBuffer {
-    private var buffer = Data()
-
-    mutating func write(_ line: String) {
-        buffer.append(contentsOf: line.utf8)
-        buffer.append(0x0A)
-        if buffer.count >= 1 << 16 { flush() }
-    }
-
-    mutating func flush() {
-        FileHandle.standardOutput.write(buffer)
-        buffer.removeAll(keepingCapacity: true)
     }
 }

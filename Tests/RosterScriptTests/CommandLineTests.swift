@@ -45,6 +45,63 @@ struct CommandLineTests {
         #expect(try run(["run", "x.jsonl", "--no-such-flag"]).status == 2)
     }
 
+    @Test func strictExitsWithThreeWhenTheTraceHoldsAnError() throws {
+        let lenient = try run(["run", "-"], input: script)
+        #expect(lenient.status == 0)
+        let strict = try run(["run", "-", "--strict"], input: script)
+        #expect(strict.status == 3)
+        #expect(strict.output == lenient.output, "--strict changes the exit status only")
+        let clean = script.split(separator: "\n").dropLast().joined(separator: "\n")
+        #expect(try run(["run", "-", "--strict"], input: clean).status == 0)
+    }
+
+    @Test func traceLinesAreWrittenAsTheyAreMade() throws {
+        // The last line keeps SQLite busy for seconds: the snapshot must be readable before.
+        let slow = """
+            {"op":"entity","name":"Post","key":"id","attributes":{"id":"string","rank":"integer"}}
+            {"op":"query","name":"q1","entity":"Post","sort":[["rank","asc"]]}
+            {"op":"sql","sql":"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 300000000) SELECT count(*) FROM c"}
+            """
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("roster-slow-\(UUID().uuidString).jsonl")
+        try slow.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = ProgramRun.productsDirectory.appendingPathComponent("roster")
+        process.arguments = ["run", file.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        var received = Data()
+        let deadline = Date().addingTimeInterval(10)
+        let reader = output.fileHandleForReading
+        while !received.contains(0x0A), Date() < deadline, process.isRunning {
+            received.append(reader.availableData)
+        }
+        #expect(String(decoding: received, as: UTF8.self).hasPrefix(#"{"line":2,"query":"q1","event":"snapshot""#))
+        #expect(process.isRunning, "the slow line was still running when the first event arrived")
+    }
+
+    @Test func sqlOnAMistypedPathIsAnErrorAndCreatesNothing() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("roster-missing-\(UUID().uuidString).sqlite").path
+        let result = try run(["sql", path, "CREATE TABLE t(x)"])
+        #expect(result.status == 1)
+        #expect(result.error.contains("no database at '\(path)'"), "\(result.error)")
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func keepWithoutADatabaseKeepsTheTemporaryStore() throws {
+        let result = try run(["run", "-", "--keep"], input: script)
+        #expect(result.status == 0)
+        let marker = "database kept at "
+        let line = try #require(result.error.split(separator: "\n").first { $0.contains(marker) }, "\(result.error)")
+        let path = String(line[try #require(line.range(of: marker)).upperBound...])
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        #expect(FileManager.default.fileExists(atPath: path), "\(path) is gone")
+        #expect(try run(["sql", path, "UPDATE Post SET rank = 2"]).status == 0)
+    }
+
     @Test func keepLeavesTheDatabaseWhereAskedAndAnotherProcessCanWriteIt() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("roster-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

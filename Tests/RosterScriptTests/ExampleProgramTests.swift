@@ -42,6 +42,10 @@ struct ExampleProgramTests {
         let steps = Array(run.output.components(separatedBy: "── ").dropFirst())
         try #require(steps.count == 6)
         #expect(steps[1].contains("Flip the sort to Z→A") && steps[1].contains("section delete"))
+        // Every section's order reverses, so each keeps at most one contact in place, and only
+        // one section can stay: 7 of the 8 contacts must move, and no more.
+        #expect(steps[1].components(separatedBy: "\nmove '").count - 1 == 7)
+        #expect(steps[2].components(separatedBy: "\nmove '").count - 1 == 7)
         #expect(steps[3].contains("move 'c3' from [1,1] to [4,0]") && steps[3].contains("section insert 4 'M'"))
         #expect(steps[4].contains("section delete 0 'D'") && steps[4].contains("deleteSections [0]"))
         #expect(steps[5].contains("(no change reported)"))

@@ -24,7 +24,7 @@ struct IncrementalEngineTests {
         try controller.performFetch()
         let last = controller.numberOfSections - 1
         let path = IndexPath(item: controller.numberOfObjects(inSection: last) - 1, section: last)
-        let object = controller.object(at: path)
+        let object = try #require(controller.object(at: path))
         #expect(object == (try store.fetch("Post", key: object.key)))
         #expect(controller.indexPath(for: object.key) == path)
     }
@@ -41,7 +41,7 @@ struct IncrementalEngineTests {
         let deleted = Deleted()
         controller.delegate = deleted
         try controller.performFetch()
-        let lastKey = controller.object(at: IndexPath(item: controller.numberOfObjects(inSection: 6) - 1, section: 6)).key
+        let lastKey = controller.object(at: IndexPath(item: controller.numberOfObjects(inSection: 6) - 1, section: 6))?.key
         try store.delete("Post", key: "p09999")
         #expect(deleted.objects.map(\.key) == ["p09999"])
         #expect(deleted.objects.first?["day"] == "d03")

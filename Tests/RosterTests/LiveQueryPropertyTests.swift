@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Roster
+import RosterTestSupport
 
 /// Random stores, random live queries, random transactions: every change group must be
 /// exactly right. For each group: the new snapshot equals a fresh fetch and the result
@@ -97,13 +98,26 @@ final class RandomWorld {
 
     func randomKey(_ random: inout SeededRandom) -> Value {
         let number = Int.random(in: 0..<60, using: &random)
-        return entity.key.type == .string ? .string("k\(number)") : .integer(Int64(number))
+        guard entity.key.type == .string else { return .integer(Int64(number)) }
+        switch number {
+        // Keys that are not valid UTF-8 ("k", a lone lead byte, a digit), and one that is
+        // U+FFFD itself, which repairing them would give.
+        case 55..<59: return .invalidUTF8([0x6B, 0xC3, 0x30 + UInt8(number - 55)])
+        case 59: return .string("k\u{FFFD}")
+        default: return .string("k\(number)")
+        }
     }
+
+    /// Strings, with text that is not valid UTF-8 among them: bytes that SQLite orders
+    /// around "é" (C3 A9) and U+FFFD (EF BF BD), which they would be repaired into.
+    static let strings: [Value] = ["", "a", "b", "B", "ab", "ba", "é", "e\u{301}", "a*", "x?", "[z", "\u{FFFD}",
+                                   .invalidUTF8([0xC3]), .invalidUTF8([0xC5]), .invalidUTF8([0xC2]), .invalidUTF8([0x61, 0xC3]),
+                                   .invalidUTF8([0xC3, 0xA9, 0xA9]), .invalidUTF8([0xFF])]
 
     func randomValue(_ type: AttributeType, _ random: inout SeededRandom) -> Value {
         if Int.random(in: 0..<6, using: &random) == 0 { return .null }
         switch type {
-        case .string: return .string(["", "a", "b", "B", "ab", "ba", "é", "e\u{301}", "a*", "x?", "[z"].randomElement(using: &random)!)
+        case .string: return Self.strings.randomElement(using: &random)!
         case .integer: return .integer(Int64.random(in: -3...3, using: &random))
         case .double: return .double([-1.5, 0, 0.5, 1, 2.25, 3].randomElement(using: &random)!)
         case .bool: return .bool(Bool.random(using: &random))
@@ -118,6 +132,8 @@ final class RandomWorld {
         return values
     }
 
+    /// A value in a predicate's text. Text that is not valid UTF-8 has no literal: U+FFFD,
+    /// which it would be repaired into, stands for it (and must not match it).
     func literal(_ value: Value) -> String {
         switch value {
         case .null: "nil"
@@ -125,6 +141,19 @@ final class RandomWorld {
         case let .bool(flag): flag ? "YES" : "NO"
         case let .integer(number): String(number)
         case let .double(number): String(number)
+        case .invalidUTF8: "'\u{FFFD}'"
+        }
+    }
+
+    /// A value in SQL's text: text that is not valid UTF-8 as `CAST(X'…' AS TEXT)`.
+    func sqlLiteral(_ value: Value) -> String {
+        switch value {
+        case .null: "NULL"
+        case let .string(text): "'\(text.replacingOccurrences(of: "'", with: "''"))'"
+        case let .bool(flag): flag ? "1" : "0"
+        case let .integer(number): String(number)
+        case let .double(number): String(number)
+        case let .invalidUTF8(bytes): "CAST(X'\(bytes.map { String(format: "%02X", $0) }.joined())' AS TEXT)"
         }
     }
 
@@ -138,7 +167,7 @@ final class RandomWorld {
             return "\(name) \(op) \(literal(randomValue(attribute.type, &random)))"
         case 2 where attribute.type == .string:
             let op = ["BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "BEGINSWITH[c]", "CONTAINS[c]", "LIKE[c]"].randomElement(using: &random)!
-            let pattern = ["", "a", "B", "*a", "?", "é", "e*"].randomElement(using: &random)!
+            let pattern = ["", "a", "B", "*a", "?", "é", "e*", "\u{FFFD}", "a\u{FFFD}", "\u{80}"].randomElement(using: &random)!
             return "\(name) \(op) '\(pattern)'"
         case 3:
             let members = (0..<Int.random(in: 0...3, using: &random)).map { _ in literal(randomValue(attribute.type, &random)) }
@@ -232,16 +261,14 @@ final class RandomWorld {
             let key = randomKey(&random)
             let attribute = entity.attributes.dropFirst().randomElement(using: &random)!
             let value = randomValue(attribute.type, &random)
-            let text: String
-            switch value {
-            case .null: text = "NULL"
-            case let .string(string): text = "'\(string)'"
-            case let .bool(flag): text = flag ? "1" : "0"
-            case let .integer(number): text = String(number)
-            case let .double(number): text = String(number)
+            var sql = "UPDATE T SET \(attribute.name) = \(sqlLiteral(value)) WHERE k = \(sqlLiteral(key)); DELETE FROM T WHERE k = \(sqlLiteral(randomKey(&random)))"
+            // Another process storing text that is not valid UTF-8, as SQLite lets it.
+            if let text = entity.attributes.dropFirst().filter({ $0.type == .string }).randomElement(using: &random), Bool.random(using: &random) {
+                // Lone bytes, and U+FFFD itself (EF BF BD), which is valid.
+                let hex = ["C3", "C5", "C2", "EFBFBD", "61FF", "80"].randomElement(using: &random)!
+                sql += "; UPDATE T SET \(text.name) = CAST(X'\(hex)' AS TEXT) WHERE k = \(sqlLiteral(randomKey(&random)))"
             }
-            let keyText = key.description
-            try? external.execute("UPDATE T SET \(attribute.name) = \(text) WHERE k = \(keyText); DELETE FROM T WHERE k = \(randomKey(&random).description)")
+            try? external.execute(sql)
             try store.pollExternalChanges()
         case 8:
             let watcher = watchers.randomElement(using: &random)!
@@ -328,6 +355,8 @@ final class RandomWorld {
                     Issue.record("\(context): batch \(batch) is invalid: \(error)")
                 }
             }
+            let fewest = fewestMoves(from: old, to: new)
+            #expect(fewest == nil || moveCount(group) == fewest?.moves, "\(context): \(moveCount(group)) moves, but \(fewest?.moves ?? 0) suffice")
             // Updates exactly for objects that stay, do not move, and whose values changed.
             let moved = Set(group.objectChanges.filter { $0.type == .move }.map(\.item))
             let updated = Set(group.objectChanges.filter { $0.type == .update }.map(\.item))
@@ -359,6 +388,8 @@ final class RandomWorld {
             #expect(change.previousSnapshot.sections == old && change.snapshot.sections == new, "\(context): LiveResults' snapshots are not the results before and after")
             #expect(try change.group.apply(to: old) == new, "\(context): LiveResults' callbacks applied to its old snapshot do not give the new one")
             try change.batch.validate(old: old, new: new)
+            let fewest = fewestMoves(from: old, to: new)
+            #expect(fewest == nil || moveCount(change.group) == fewest?.moves, "\(context): LiveResults reports \(moveCount(change.group)) moves, but \(fewest?.moves ?? 0) suffice")
             for object in change.group.objectChanges where object.type != .delete {
                 #expect(change.objects[object.item]?.values == newTable[object.item], "\(context): LiveResults' object \(object.item) is not the stored one")
             }

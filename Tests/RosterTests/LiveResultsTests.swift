@@ -53,11 +53,14 @@ struct LiveResultsTests {
             var random = SeededRandom(seed: 5)
             for step in 0..<200 {
                 let key = Value.string("p\(Int.random(in: 0..<30, using: &random))")
+                // Drawn out here: the closure is @Sendable and cannot mutate `random`.
+                let day: Value = step % 4 == 0 ? .string("d\(Int.random(in: 0..<6, using: &random))") : .null
+                let rank: Value = step % 4 == 2 ? .integer(Int64(Int.random(in: 0..<50, using: &random))) : .null
                 try? queue.write { store in
                     switch step % 4 {
-                    case 0: try store.insert("Post", ["id": key, "day": .string("d\(Int.random(in: 0..<6, using: &random))"), "rank": .integer(Int64(step))])
+                    case 0: try store.insert("Post", ["id": key, "day": day, "rank": .integer(Int64(step))])
                     case 1: try store.delete("Post", key: key)
-                    case 2: try store.update("Post", key: key, ["rank": .integer(Int64(Int.random(in: 0..<50, using: &random)))])
+                    case 2: try store.update("Post", key: key, ["rank": rank])
                     default: try store.update("Post", key: key, ["title": .string("t\(step)")])
                     }
                 }
@@ -140,9 +143,9 @@ struct LiveResultsTests {
         let queue = try makeQueue()
         let request = feedRequest()
         let posts = try LiveResults(queue: queue, request: request)
-        let consumer = Task { @MainActor () -> [ResultsChange] in
+        let consumer = Task { @MainActor () throws -> [ResultsChange] in
             var taken: [ResultsChange] = []
-            for await change in posts.changes {
+            for try await change in posts.changes {
                 taken.append(change)
                 try? await Task.sleep(for: .milliseconds(15))   // a 15 ms animation
                 if posts.snapshot.numberOfItems == 40 && !posts.hasPendingChanges { break }
@@ -153,7 +156,7 @@ struct LiveResultsTests {
             try queue.write { store in try store.insert("Post", ["id": .string("p\(index)"), "day": .string("d\(index % 3)"), "rank": .integer(Int64(index))]) }
             try await Task.sleep(for: .milliseconds(1))
         }
-        let taken = await consumer.value
+        let taken = try await consumer.value
         #expect(taken.count < 40)
         #expect(taken.reduce(0) { $0 + $1.commitCount } == 40)
         #expect(taken.last?.snapshot.sections == (try freshSnapshot(queue, request)))
@@ -225,10 +228,10 @@ struct LiveResultsTests {
     @Test func closingEndsTheChanges() async throws {
         let queue = try makeQueue()
         let posts = try LiveResults(queue: queue, request: feedRequest())
-        let waiter = Task { await posts.nextChange() }
+        let waiter = Task { try await posts.nextChange() }
         try await Task.sleep(for: .milliseconds(5))
         posts.close()
-        #expect(await waiter.value == nil)
+        #expect(try await waiter.value == nil)
     }
 }
 

@@ -27,7 +27,7 @@ struct ReadmeExampleTests {
             try store.insert("Post", ["id": "p1", "title": "Hello", "day": "2026-11-20", "rank": 3])
             try store.insert("Post", ["id": "p2", "title": "World", "day": "2026-11-21", "rank": 1])
         }
-        #expect(posts.fetchedObjects.map(\.key) == ["p2", "p1"])
+        #expect(try posts.fetchedObjects.map(\.key) == ["p2", "p1"])
         #expect(list.batches == [BatchUpdate(insertSections: [0, 1])])
     }
 }

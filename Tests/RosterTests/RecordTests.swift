@@ -175,3 +175,43 @@ struct RecordTests {
         }
     }
 }
+
+/// A record whose own `encode(to:)` writes what no attribute holds.
+struct ListEncoded: Record {
+    var id: String
+    var rank: Int
+
+    func encode(to encoder: any Encoder) throws {
+        var list = encoder.unkeyedContainer()
+        try list.encode(id)
+    }
+}
+
+/// A record whose own `encode(to:)` nests an object under a key.
+struct NestingEncoded: Record {
+    var id: String
+    var rank: Int
+
+    enum CodingKeys: String, CodingKey { case id, rank }
+    enum Inner: String, CodingKey { case value }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        var inner = container.nestedContainer(keyedBy: Inner.self, forKey: .rank)
+        try inner.encode(rank, forKey: .value)
+    }
+}
+
+@Suite("Records that encode what no attribute holds")
+struct RecordEncodingMisuseTests {
+    @Test func aRecordThatEncodesAListOrANestedObjectIsAnErrorNotACrash() throws {
+        let store = try Store.temporary()
+        try store.define(ListEncoded.self)
+        try store.define(NestingEncoded.self)
+        #expect(throws: (any Error).self) { try store.insert(ListEncoded(id: "a", rank: 1)) }
+        #expect(throws: (any Error).self) { try store.insert(NestingEncoded(id: "a", rank: 1)) }
+        #expect(try store.fetch(ListEncoded.self, key: "a") == nil)
+        #expect(try store.fetch(NestingEncoded.self, key: "a") == nil)
+    }
+}

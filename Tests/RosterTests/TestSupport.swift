@@ -47,6 +47,19 @@ final class GroupRecorder: ResultsControllerDelegate {
         groups.append(current)
         self.current = nil
     }
+
+    /// Failures the delegate heard, and the reasons of resyncs announced, in order.
+    private(set) var errors: [StoreError] = []
+    private(set) var resyncs: [ResyncReason] = []
+
+    func controller(_ controller: ResultsController, didFailWith error: StoreError) {
+        errors.append(error)
+    }
+
+    func controller(_ controller: ResultsController, willResyncBecause reason: ResyncReason) {
+        if current != nil { callbackOrderProblems.append("resync announced inside a group") }
+        resyncs.append(reason)
+    }
 }
 
 /// The Post entity most tests use.
@@ -69,3 +82,33 @@ func sections(_ pairs: [(Value, [Value])]) -> [Section<Value, Value>] {
     pairs.map { Section(id: $0.0, items: $0.1) }
 }
 typealias SortKey = Roster.SortKey
+
+/// A store with posts p1, p2, p3 (ranks 1 to 3, title "t") and a live query over them by
+/// rank whose callbacks a ``GroupRecorder`` keeps: the fixture of the change-log, fault
+/// and error-channel tests.
+final class WatchedPosts {
+    let store: Store
+    let controller: ResultsController
+    let recorder = GroupRecorder()
+
+    init(store: Store? = nil) throws {
+        let store = try store ?? postStore()
+        self.store = store
+        if store.entities["Post"] == nil { try store.define(postEntity()) }
+        try store.write {
+            for (key, rank) in [("p1", 1), ("p2", 2), ("p3", 3)] {
+                try store.insert("Post", ["id": .string(key), "rank": .integer(Int64(rank)), "title": "t"])
+            }
+        }
+        controller = try ResultsController(store: store, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        controller.delegate = recorder
+        try controller.performFetch()
+    }
+
+    /// Whether the live query holds what a fresh fetch reads now.
+    func isExact() throws -> Bool {
+        let fresh = try ResultsController(store: store, request: controller.request)
+        try fresh.performFetch()
+        return fresh.snapshot == controller.snapshot
+    }
+}

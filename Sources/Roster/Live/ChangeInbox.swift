@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Where commits leave their news for one ``LiveResults``, without waiting for it.
 ///
@@ -7,7 +6,7 @@ import Synchronization
 /// consumer takes everything pending when it is ready, which is what coalesces commits.
 final class ChangeInbox: StoreObserver, Sendable {
     let observedEntityName: String
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var steps: [ResultsStep] = []
@@ -16,6 +15,8 @@ final class ChangeInbox: StoreObserver, Sendable {
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var nextWaiter: UInt64 = 0
         var isClosed = false
+        /// The last delivery failure not yet taken by the consumer.
+        var failure: StoreError?
     }
 
     init(entityName: String) {
@@ -23,17 +24,37 @@ final class ChangeInbox: StoreObserver, Sendable {
     }
 
     func storeDidCommit(_ changes: CommittedChanges) {
-        // A pruned log cannot say which keys changed: the consumer re-fetches.
-        let step: ResultsStep?
-        if changes.needsResync {
-            step = nil
+        // A pruned log or a changed schema cannot say which keys changed: the consumer re-fetches.
+        if let reason = changes.resync {
+            post(.resync(reason), isCommit: true)
         } else if let touched = changes.rowsByEntity[observedEntityName]?.filter(\.value.isChanged), !touched.isEmpty {
             // Keys written and written back are left out: their rows are what the results hold.
-            step = .touched(touched)
-        } else {
-            return
+            post(.touched(touched), isCommit: true)
         }
-        post(step ?? .resync, isCommit: true)
+    }
+
+    /// A delivery failed: the consumer hears the error when it next takes a change.
+    /// Nothing was consumed unless `mustResync`, and then a re-fetch is queued.
+    func storeDidFailToDeliver(_ error: StoreError, mustResync: Bool) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard !state.isClosed else { return [] }
+            state.failure = error
+            // Commits went by unread: once it can, the consumer re-fetches.
+            if mustResync, !state.steps.contains(where: { if case .resync = $0 { true } else { false } }) {
+                state.steps.append(.resync(.schemaChanged))
+            }
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Removes and returns the last delivery failure, if any.
+    func takeFailure() -> StoreError? {
+        state.withLock { state in
+            defer { state.failure = nil }
+            return state.failure
+        }
     }
 
     /// Adds a step and wakes the consumer.
@@ -46,6 +67,15 @@ final class ChangeInbox: StoreObserver, Sendable {
             return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Puts steps taken by ``take(all:)`` back in front of any that arrived since, when
+    /// the consumer could not apply them.
+    func putBack(_ steps: [ResultsStep], commits: Int) {
+        state.withLock { state in
+            state.steps.insert(contentsOf: steps, at: 0)
+            state.commits += commits
+        }
     }
 
     /// Removes the last pending step if it is `step` (user edits whose write failed).
@@ -93,7 +123,7 @@ final class ChangeInbox: StoreObserver, Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = state.withLock { state -> Bool in
-                    if !state.steps.isEmpty || state.isClosed || Task.isCancelled { return true }
+                    if !state.steps.isEmpty || state.failure != nil || state.isClosed || Task.isCancelled { return true }
                     state.waiters[id] = continuation
                     return false
                 }

@@ -1,5 +1,4 @@
 import RosterUpdates
-import Synchronization
 
 /// A live query that writers on any thread feed and a consumer on any actor reads —
 /// the main actor of an app, typically — without either waiting for the other.
@@ -32,7 +31,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     /// Makes each change's batch.
     public let adapter: BatchAdapter
     private let inbox: ChangeInbox
-    private let consumer: Mutex<Consumer>
+    private let consumer: Locked<Consumer>
 
     private struct Consumer {
         var results: LiveState
@@ -53,11 +52,11 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         let (query, rows) = try queue.withStore { store throws(StoreError) -> (BoundQuery, [[Value]]) in
             let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
             // At the tracker's cursor: the inbox then hears exactly the commits after these rows.
-            let rows = try store.readingAtCursor { () throws(StoreError) in try store.fetchCommittedRows(query) }
+            let rows = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in try store.fetchCommittedRows(query) }
             store.addObserver(inbox)
             return (query, rows)
         }
-        consumer = Mutex(Consumer(results: LiveState(query: query, rows: rows), request: request))
+        consumer = Locked(Consumer(results: LiveState(query: query, rows: rows), request: request))
     }
 
     deinit {
@@ -90,8 +89,9 @@ public final class LiveResults: Sendable, LiveQueryRequest {
             let engine = consumer.results.engine
             guard indexPath.section >= 0, indexPath.section < engine.numberOfSections else { return nil }
             let range = engine.sectionRange(indexPath.section)
-            guard indexPath.item >= 0, indexPath.item < range.count else { return nil }
-            return Object(entity: engine.query.entity, values: engine.row(atRank: range.lowerBound + indexPath.item))
+            guard indexPath.item >= 0, indexPath.item < range.count,
+                  let values = engine.row(atRank: range.lowerBound + indexPath.item) else { return nil }
+            return Object(entity: engine.query.entity, values: values)
         }
     }
 
@@ -106,18 +106,23 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     // MARK: Taking changes
 
     /// The changes, one per turn of the consumer; ends when the results are closed or the
-    /// consuming task is cancelled.
+    /// consuming task is cancelled, and throws when reading a change failed (see
+    /// ``nextChange()``).
     public var changes: Changes { Changes(results: self) }
 
     /// Waits for the next change and returns it; nil when the results are closed or the
     /// task is cancelled. With the coalescing policy it covers every commit pending.
-    public func nextChange() async -> ResultsChange? {
+    ///
+    /// - Throws: ``StoreError`` when reading what was committed failed. Nothing is lost:
+    ///   the results stay as the consumer last saw them, and the commits are read again at
+    ///   the next delivery; call again to wait for it.
+    public func nextChange() async throws(StoreError) -> ResultsChange? {
         while !Task.isCancelled {
             if let wait = remainingInterval() {
                 try? await Task.sleep(for: wait)
                 continue
             }
-            if let change = try? takeChange() { return change }
+            if let change = try takeChange() { return change }
             if inbox.isClosed { return nil }
             await inbox.waitForSteps()
         }
@@ -127,16 +132,28 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     /// The change that the commits pending right now make, without waiting; nil when
     /// they do not change the results (or nothing is pending).
     ///
-    /// - Throws: ``StoreError`` when a re-fetch that the change needs fails.
+    /// - Throws: ``StoreError`` when a delivery failed since the last call, or a re-fetch
+    ///   that the change needs fails. Nothing pending is dropped: the next call (or the
+    ///   next delivery) takes it again.
     public func takeChange() throws(StoreError) -> ResultsChange? {
+        if let failure = inbox.takeFailure() { throw failure }
         while true {
             let (steps, commits) = inbox.take(all: policy.coalesces)
             guard !steps.isEmpty else { return nil }
-            let resolved = try resolveResyncs(in: steps)
+            let resolved: [ResultsStep]
+            do {
+                resolved = try resolveResyncs(in: steps)
+            } catch {
+                inbox.putBack(steps, commits: commits)
+                throw error
+            }
+            let resync = steps.lazy.compactMap { if case let .resync(reason) = $0 { reason } else { nil } }.first
             let change = consumer.withLock { consumer -> ResultsChange? in
                 guard let delta = consumer.results.apply(resolved) else { return nil }
                 consumer.lastDelivery = .now
-                return makeChange(delta, results: consumer.results, commits: commits)
+                var change = makeChange(delta, results: consumer.results, commits: commits)
+                change.resync = resync
+                return change
             }
             if let change { return change }
             // Those commits did not touch these results; look at what came meanwhile.
@@ -151,8 +168,13 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     /// Task { @MainActor in await posts.deliver(to: tableController) }
     /// ```
     public func deliver(to receiver: some ResultsChangeReceiver, isolation: isolated (any Actor)? = #isolation) async {
-        while let change = await nextChange() {
-            change.replay(to: receiver)
+        while !Task.isCancelled {
+            do {
+                guard let change = try await nextChange() else { return }
+                change.replay(to: receiver)
+            } catch {
+                receiver.didFail(with: error)
+            }
         }
     }
 
@@ -178,8 +200,10 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     /// ``UserEdit``): the change that includes this write starts from the list as the
     /// user left it; everything else in it is reported as usual.
     ///
+    /// `body` is `@Sendable`, as with ``StoreQueue/write(_:)``, so that the store cannot leave it.
+    ///
     /// - Throws: what `body` throws (the edits are then forgotten), or ``StoreError``.
-    public func performUserDrivenChange(_ edits: [UserEdit], write body: (Store) throws -> Void) throws {
+    public func performUserDrivenChange(_ edits: [UserEdit], write body: @Sendable (Store) throws -> Void) throws {
         try queue.read { store in
             // Under the queue's lock: the edits reach the inbox just before the commit.
             do {
@@ -253,7 +277,12 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         /// Takes the next change each time it is asked.
         public struct Iterator: AsyncIteratorProtocol {
             let results: LiveResults
-            public mutating func next() async -> ResultsChange? { await results.nextChange() }
+            /// The next change; nil at the end.
+            ///
+            /// - Throws: ``StoreError`` as ``LiveResults/nextChange()`` does; the sequence
+            ///   then ends for this loop, and a new loop over ``LiveResults/changes`` goes on
+            ///   from the same results.
+            public mutating func next() async throws(StoreError) -> ResultsChange? { try await results.nextChange() }
         }
     }
 }

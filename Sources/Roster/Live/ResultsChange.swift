@@ -23,9 +23,13 @@ public struct ResultsChange: Sendable {
     public let objects: [Value: Object]
     /// The objects the change deleted, by key, as they were.
     public let deletedObjects: [Value: Object]
+    /// Set when the change is a resync: the results were re-fetched because the commits
+    /// could not be applied one by one (see ``ResyncReason``).
+    public var resync: ResyncReason? = nil
 
     /// Plays the change to a delegate, as ``ResultsController`` would have.
     public func replay(to receiver: some ResultsChangeReceiver) {
+        if let resync { receiver.willResync(because: resync) }
         receiver.willChangeContent()
         for change in group.sectionChanges {
             let count = change.type == .delete
@@ -52,6 +56,11 @@ public protocol ResultsChangeReceiver: AnyObject {
     func didChange(object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?)
     /// The group of changes is complete.
     func didChangeContent()
+    /// The next group is a resync (see ``ResyncReason``); called before ``willChangeContent()``.
+    func willResync(because reason: ResyncReason)
+    /// Reading what was committed failed; the results stay as they were and the commits
+    /// are read again at the next delivery.
+    func didFail(with error: StoreError)
 }
 
 extension ResultsChangeReceiver {
@@ -59,6 +68,8 @@ extension ResultsChangeReceiver {
     public func didChange(section: SectionInfo, atSectionIndex sectionIndex: Int, for type: SectionChangeType) {}
     public func didChange(object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) {}
     public func didChangeContent() {}
+    public func willResync(because reason: ResyncReason) {}
+    public func didFail(with error: StoreError) {}
 }
 
 /// A live query's results as a diffable data source takes them: section identifiers,

@@ -8,9 +8,10 @@ enum ResultsStep: Sendable {
     case replace(BoundQuery, [[Value]])
     /// Moves or deletes the user already made on screen.
     case userEdits([UserEdit])
-    /// The change log was pruned past what the query read: it must re-fetch (the owner
-    /// turns this into ``replace(_:_:)`` before applying).
-    case resync
+    /// The commits cannot be applied row by row (the log was pruned past what the query
+    /// read, or the schema changed): it must re-fetch (the owner turns this into
+    /// ``replace(_:_:)`` before applying).
+    case resync(ResyncReason)
 }
 
 /// What one change did to a live query's results.

@@ -9,6 +9,19 @@ import Synchronization
 /// the store (like GRDB's `DatabaseQueue`); keep them short. A writer never waits for a
 /// live query's consumer: commits only leave a note in each live query's inbox.
 ///
+/// ## The store stays inside the lock
+/// ``read(_:)`` and ``write(_:)`` lend the `Store` to a `@Sendable` closure, and return
+/// only `Sendable` values, so the compiler (Swift 6 language mode) refuses code that would
+/// keep the store after the closure returns and use it while another thread holds the
+/// queue: assigning it to a captured variable (`var s: Store?; try queue.read { s = $0 }`),
+/// to a property of a captured object, or to actor-isolated state, returning it, or
+/// sending it to a task or a `Mutex` (region-based isolation checking refuses those). The
+/// same holds for the objects the store makes, such as a ``ResultsController``: return
+/// what they computed (a count, a snapshot), not them. Only explicit opt-outs of checking
+/// (`nonisolated(unsafe)`, `@unchecked Sendable`, unsafe pointers) get past this, and
+/// using a store obtained that way outside the lock is a data race. A closure cannot
+/// capture mutable variables of its caller: return the result instead.
+///
 /// ```swift
 /// let queue = try StoreQueue.temporary()
 /// try queue.write { store in try store.define(postEntity) }
@@ -20,7 +33,8 @@ public final class StoreQueue: Sendable {
     private let store: SerializedStore
     /// The database file's path.
     public let path: String
-    private let poller = Mutex<Task<Void, Never>?>(nil)
+    private let poller = Locked<Task<Void, Never>?>(nil)
+    private let watcher = Locked<FileChangeMonitor?>(nil)
 
     /// Opens or creates the database file at `path`.
     ///
@@ -41,14 +55,18 @@ public final class StoreQueue: Sendable {
 
     deinit {
         poller.withLock { $0?.cancel() }
+        watcher.withLock { $0?.stop() }
     }
 
     /// Runs `body` in one transaction, committed if it returns and rolled back if it
     /// throws. Live queries hear about the commit after it; their consumers are not waited for.
     ///
+    /// `body` is `@Sendable` so that the store cannot leave it (see "The store stays
+    /// inside the lock" above); it runs before `write` returns, on the calling thread.
+    ///
     /// - Throws: what `body` throws, or ``StoreError``.
     @discardableResult
-    public func write<T: Sendable>(_ body: (Store) throws -> T) throws -> T {
+    public func write<T: Sendable>(_ body: @Sendable (Store) throws -> T) throws -> T {
         try store.withLock { store throws -> T in
             try store.write { try body(store) }
         }
@@ -57,9 +75,12 @@ public final class StoreQueue: Sendable {
     /// Runs `body` with the store, outside any transaction it does not open itself: for
     /// reads, schema definitions, or several transactions in a row.
     ///
+    /// `body` is `@Sendable` so that the store cannot leave it (see "The store stays
+    /// inside the lock" above); it runs before `read` returns, on the calling thread.
+    ///
     /// - Throws: what `body` throws.
     @discardableResult
-    public func read<T: Sendable>(_ body: (Store) throws -> T) throws -> T {
+    public func read<T: Sendable>(_ body: @Sendable (Store) throws -> T) throws -> T {
         try store.withLock { store throws -> T in try body(store) }
     }
 
@@ -93,6 +114,48 @@ public final class StoreQueue: Sendable {
             current?.cancel()
             current = nil
         }
+    }
+
+    /// Wakes live queries when another process commits, without polling on a timer:
+    /// watches the database file and its `-wal` file and polls (``pollExternalChanges()``)
+    /// when they change, so a commit in another process reaches live queries' inboxes
+    /// within a millisecond or so (see `Docs/Delivery.md`).
+    ///
+    /// The polls run on a thread of the queue's own (a ``FileChangeMonitor``'s), one at a
+    /// time, under the queue's lock like any other call; consumers still take changes in
+    /// their own isolation. Besides file events, the queue polls every `safetyPoll`, so a
+    /// missed event delays a change but never loses it. Where file events are unavailable
+    /// (no inotify, or the directory cannot be watched) it polls every `fallbackPoll`
+    /// instead, as ``startPolling(every:)`` would; ``watchMode`` says which.
+    ///
+    /// Calling it again replaces the watch; ``stopWatching()`` or releasing the queue ends it.
+    /// It is independent of ``startPolling(every:)``: use one or the other.
+    public func startWatching(safetyPoll: Duration = .seconds(1), fallbackPoll: Duration = .milliseconds(100)) {
+        let monitor = FileChangeMonitor(databasePath: path, safetyInterval: safetyPoll, fallbackInterval: fallbackPoll) { [weak self] in
+            _ = try? self?.pollExternalChanges()
+        }
+        let previous = watcher.withLock { current in
+            defer { current = monitor }
+            return current
+        }
+        previous?.stop()
+    }
+
+    /// Stops the watching that ``startWatching(safetyPoll:fallbackPoll:)`` started. A poll
+    /// already under way on the watching thread finishes; none starts after it.
+    public func stopWatching() {
+        let previous = watcher.withLock { current in
+            defer { current = nil }
+            return current
+        }
+        previous?.stop()
+    }
+
+    /// How the queue learns of other processes' commits while it watches
+    /// (``startWatching(safetyPoll:fallbackPoll:)``): file events or polling; nil when it
+    /// does not watch.
+    public var watchMode: FileChangeMonitor.Mode? {
+        watcher.withLock { $0?.mode }
     }
 
     /// Runs `body` with the store under the lock, for the live-results machinery.

@@ -1,57 +1,65 @@
 /// A pattern for SQLite's `GLOB`, matched in Swift exactly as SQLite matches it.
 ///
-/// `*` matches any run of Unicode scalars, `?` exactly one, `[…]` one from a set (`^`
-/// first inverts it, `a-z` is a range, a `]` first is a member); every other scalar
-/// matches itself. As in SQLite, a NUL ends both the pattern and the subject, and a set
-/// that never closes matches nothing.
+/// `*` matches any run of characters, `?` exactly one, `[…]` one from a set (`^` first
+/// inverts it, `a-z` is a range, a `]` first is a member); every other character matches
+/// itself. As in SQLite, a NUL ends both the pattern and the subject, and a set that never
+/// closes matches nothing.
 ///
-/// - Complexity: ``matches(_:)`` is O(*n*·*m*) for a subject of *n* scalars and a
-///   pattern of *m* tokens, without recursion.
+/// "Characters" are what SQLite's lenient UTF-8 reader makes of the bytes
+/// (``SQLiteUTF8/read(_:at:)``), on both sides: for valid UTF-8 they are its Unicode
+/// scalars; text that is not valid UTF-8 (``Value/invalidUTF8(_:)``) is read byte for
+/// byte the way SQLite reads it, so both give the same answer for every stored value.
+///
+/// - Complexity: ``matches(_:)`` reads the subject once: O(*n*·⌈*k*/64⌉) for a subject of
+///   *n* characters and a pattern whose longest run without `*` has *k* tokens
+///   (``GlobMatcher``).
 struct GlobPattern: Sendable, Hashable {
-    /// The pattern text, as SQLite receives it.
-    let text: String
-    /// The compiled pattern; nil when a set never closes.
-    private let tokens: [Token]?
+    /// The pattern's bytes, as SQLite receives them.
+    let bytes: [UInt8]
+    /// The pattern compiled for matching in one pass (``GlobMatcher``); nil when a set never closes.
+    private let matcher: GlobMatcher?
 
-    private enum Token: Sendable, Hashable {
-        case anyRun
-        case anyOne
-        case scalar(Unicode.Scalar)
-        case set(members: [ClosedRange<Unicode.Scalar>], inverted: Bool)
+    /// A pattern's tokens are the matcher's.
+    private typealias Token = GlobToken
 
-        func matches(_ scalar: Unicode.Scalar) -> Bool {
-            switch self {
-            case .anyRun, .anyOne: true
-            case let .scalar(expected): scalar == expected
-            case let .set(members, inverted): members.contains { $0.contains(scalar) } != inverted
-            }
-        }
+    /// Compiles a pattern given as text.
+    init(_ text: String) {
+        self.init(bytes: Array(text.utf8))
     }
 
-    /// Compiles a pattern, following SQLite's `patternCompare` for sets.
-    init(_ text: String) {
-        self.text = text
-        let scalars = Array(text.unicodeScalars.prefix { $0 != "\0" })
+    /// Compiles a pattern given as bytes, following SQLite's `patternCompare` for sets.
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+        var characters: [UInt32] = []
+        bytes.withUnsafeBufferPointer { buffer in
+            var index = 0
+            while index < buffer.count {
+                let character = SQLiteUTF8.read(buffer, at: &index)
+                if character == 0 { break }
+                characters.append(character)
+            }
+        }
+        let (star, question, open, close, caret, dash): (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (42, 63, 91, 93, 94, 45)
         var tokens: [Token] = []
         var index = 0
-        func next() -> Unicode.Scalar? {
+        func next() -> UInt32? {
             defer { index += 1 }
-            return index < scalars.count ? scalars[index] : nil
+            return index < characters.count ? characters[index] : nil
         }
-        while let scalar = next() {
-            switch scalar {
-            case "*": tokens.append(.anyRun)
-            case "?": tokens.append(.anyOne)
-            case "[":
-                var members: [ClosedRange<Unicode.Scalar>] = []
+        while let character = next() {
+            switch character {
+            case star: tokens.append(.anyRun)
+            case question: tokens.append(.anyOne)
+            case open:
+                var members: [ClosedRange<UInt32>] = []
                 var inverted = false
-                var prior: Unicode.Scalar?
+                var prior: UInt32?
                 var member = next()
-                if member == "^" { inverted = true; member = next() }
-                if member == "]" { members.append("]"..."]"); member = next() }
-                while let current = member, current != "]" {
-                    if current == "-", let low = prior, index < scalars.count, scalars[index] != "]" {
-                        let high = scalars[index]
+                if member == caret { inverted = true; member = next() }
+                if member == close { members.append(close...close); member = next() }
+                while let current = member, current != close {
+                    if current == dash, let low = prior, index < characters.count, characters[index] != close {
+                        let high = characters[index]
                         index += 1
                         // SQLite tests `c >= low && c <= high`: an inverted range holds nothing.
                         if low <= high { members.append(low...high) }
@@ -62,42 +70,37 @@ struct GlobPattern: Sendable, Hashable {
                     }
                     member = next()
                 }
-                guard member == "]" else { self.tokens = nil; return }
+                guard member == close else { matcher = nil; return }
                 tokens.append(.set(members: members, inverted: inverted))
             default:
-                tokens.append(.scalar(scalar))
+                tokens.append(.character(character))
             }
         }
-        self.tokens = tokens
+        matcher = GlobMatcher(tokens)
     }
+
+    /// The pattern as the value bound to SQL: text, or the raw bytes when the pattern is
+    /// not valid UTF-8 (it came from a ``Value/invalidUTF8(_:)`` argument).
+    var value: Value { Value(textBytes: bytes) }
 
     /// Whether `subject` matches the whole pattern, as SQLite's `subject GLOB pattern`.
     func matches(_ subject: String) -> Bool {
-        guard let tokens else { return false }
-        let scalars = subject.unicodeScalars
-        var position = scalars.startIndex
-        var token = 0
-        // The last `*` seen, and where in the subject its current try of a run ends.
-        var star: (token: Int, position: String.UnicodeScalarView.Index)?
-        while position != scalars.endIndex, scalars[position] != "\0" {
-            if token < tokens.count, tokens[token] == .anyRun {
-                star = (token, position)
-                token += 1
-            } else if token < tokens.count, tokens[token].matches(scalars[position]) {
-                token += 1
-                position = scalars.index(after: position)
-            } else if let last = star {
-                // Let the last `*` take one more scalar, and match the rest again after it.
-                let retry = scalars.index(after: last.position)
-                star = (last.token, retry)
-                token = last.token + 1
-                position = retry
-            } else {
-                return false
-            }
-        }
-        while token < tokens.count, tokens[token] == .anyRun { token += 1 }
-        return token == tokens.count
+        var subject = subject
+        return subject.withUTF8 { matches(utf8: $0) }
+    }
+
+    /// Whether a text value (``Value/string(_:)`` or ``Value/invalidUTF8(_:)``) matches;
+    /// false for every other value.
+    func matches(_ subject: Value) -> Bool {
+        subject.withTextBytes { matches(utf8: $0) } ?? false
+    }
+
+    /// Whether the text whose bytes these are matches the whole pattern.
+    func matches(utf8 subject: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let matcher else { return false }
+        // One pass over the subject, whatever the pattern (see GlobMatcher).
+        var reader = SQLiteTextReader(bytes: subject)
+        return matcher.matches(&reader)
     }
 }
 
@@ -105,26 +108,47 @@ extension GlobPattern {
     /// The pattern for a string operator of a predicate, with the literal's own `*`, `?`
     /// and `[` made literal — except `LIKE`'s `*` and `?`, which are its wildcards — and,
     /// for `[c]`, each ASCII letter `x` written `[xX]`.
-    init(operator op: ComparisonOperator, literal: String, caseInsensitive: Bool) {
-        var body = ""
-        for scalar in literal.unicodeScalars {
-            switch scalar {
-            case "*" where op == .like, "?" where op == .like:
-                body.unicodeScalars.append(scalar)
-            case "*", "?", "[":
-                body += "[\(scalar)]"
-            case "a"..."z" where caseInsensitive, "A"..."Z" where caseInsensitive:
-                let lower = Unicode.Scalar(Value.foldASCII(UInt8(scalar.value)))
-                body += "[\(lower)\(Character(lower).uppercased())]"
+    ///
+    /// It works on the literal's bytes: an ASCII byte is always a character of its own to
+    /// SQLite's reader, so quoting them never changes how the other bytes read.
+    init(operator op: ComparisonOperator, literal: some Sequence<UInt8>, caseInsensitive: Bool) {
+        let (star, question, open, close): (UInt8, UInt8, UInt8, UInt8) = (42, 63, 91, 93)
+        var body: [UInt8] = []
+        for byte in literal {
+            switch byte {
+            case star where op == .like, question where op == .like:
+                body.append(byte)
+            case star, question, open:
+                body += [open, byte, close]
+            case 97...122 where caseInsensitive, 65...90 where caseInsensitive:
+                let lower = Value.foldASCII(byte)
+                body += [open, lower, lower - 32, close]
             default:
-                body.unicodeScalars.append(scalar)
+                body.append(byte)
             }
         }
         switch op {
-        case .beginsWith: self.init(body + "*")
-        case .endsWith: self.init("*" + body)
-        case .contains: self.init("*" + body + "*")
-        default: self.init(body)
+        case .beginsWith: self.init(bytes: body + [star])
+        case .endsWith: self.init(bytes: [star] + body)
+        case .contains: self.init(bytes: [star] + body + [star])
+        default: self.init(bytes: body)
         }
+    }
+}
+
+/// Reads text as SQLite's lenient UTF-8 reader does (``SQLiteUTF8/read(_:at:)``); a NUL
+/// ends it, as it ends SQLite's `GLOB`.
+private struct SQLiteTextReader: GlobSubject {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var position = 0
+
+    mutating func next() -> UInt32? {
+        guard position < bytes.count else { return nil }
+        let character = SQLiteUTF8.read(bytes, at: &position)
+        if character == 0 {
+            position = bytes.count
+            return nil
+        }
+        return character
     }
 }

@@ -1,7 +1,9 @@
 extension QueryPredicate {
     /// The predicate in canonical form: one spelling per operator, values written out
     /// (no placeholders), and only the parentheses that precedence needs. Parsing the
-    /// description gives an equal predicate.
+    /// description gives an equal predicate — unless an argument was text that is not
+    /// valid UTF-8 (``Value/invalidUTF8(_:)``), which no literal can spell: it is written
+    /// as its ``Value/description`` (`<invalid UTF-8 c3>`), which does not parse.
     public var description: String { PredicatePrinter.text(of: root, inside: .or) }
 }
 
@@ -65,6 +67,8 @@ enum PredicatePrinter {
                 }
             }
             return "'\(escaped)'"
+        case .invalidUTF8:
+            return value.description
         }
     }
 }

@@ -47,9 +47,9 @@ extension BoundTest {
         case let .between(low, high):
             return compare(low) >= 0 && compare(high) <= 0
         case let .glob(pattern):
-            // Attributes of string operators are string attributes, whose rows hold strings.
-            guard case let .string(text) = value else { return false }
-            return pattern.matches(text)
+            // Attributes of string operators are string attributes, whose rows hold text:
+            // matched on its bytes, valid UTF-8 or not, as SQLite reads them.
+            return pattern.matches(value)
         }
     }
 }

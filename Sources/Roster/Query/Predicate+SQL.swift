@@ -47,7 +47,10 @@ enum PredicateSQL {
         case let .between(low, high):
             return guarded("\(collated) BETWEEN \(parameter(low)) AND \(parameter(high))")
         case let .glob(pattern):
-            return guarded("\(column) GLOB \(parameter(.string(pattern.text)))")
+            // `+column`: an index on the column must not turn the GLOB into a range of
+            // bytes (SQLite's LIKE optimization), which differs from GLOB on text that is
+            // not valid UTF-8; the GLOB itself is what Swift evaluates.
+            return guarded("+\(column) GLOB \(parameter(pattern.value))")
         }
     }
 }

@@ -3,6 +3,9 @@ struct PredicateBinder {
     let format: String
     let entity: Entity
     private(set) var referencedAttributes: Set<Int> = []
+    /// String operators bound so far, and the bytes of their patterns together.
+    private var stringComparisons = 0
+    private var patternBytes = 0
 
     init(format: String, entity: Entity) {
         self.format = format
@@ -41,6 +44,20 @@ struct PredicateBinder {
         }
         let collation: Collation = comparison.caseInsensitive && attribute.type == .string ? .noCase : .binary
         guard let kind = Self.kind(of: comparison) else { return .constant(false) }
+        if case let .glob(pattern) = kind {
+            let offset = comparison.valueOffsets.first ?? comparison.attributeOffset
+            stringComparisons += 1
+            patternBytes += pattern.bytes.count
+            // Bounds on the work of evaluating the predicate in Swift on a long value.
+            guard stringComparisons <= PredicateLimits.maxStringComparisons else {
+                throw PredicateError(format: format, offset: comparison.attributeOffset,
+                                     reason: "more than \(PredicateLimits.maxStringComparisons) string operators (BEGINSWITH, ENDSWITH, CONTAINS, LIKE): each reads the whole value")
+            }
+            guard patternBytes <= PredicateLimits.maxPatternTotal else {
+                throw PredicateError(format: format, offset: offset,
+                                     reason: "the patterns of the string operators are \(patternBytes) bytes together (wildcards quoted, [c] letters as [xX]); the limit is \(PredicateLimits.maxPatternTotal) bytes")
+            }
+        }
         referencedAttributes.insert(index)
         return .test(BoundTest(attribute: index, name: attribute.name, collation: collation, kind: kind))
     }
@@ -56,8 +73,9 @@ struct PredicateBinder {
         case let (.between, .range(low, high)):
             return low.isSQLNull || high.isSQLNull ? nil : .between(low, high)
         case let (op, .value(value)) where op.isStringOperator:
-            guard case let .string(text) = value else { return nil }
-            return .glob(GlobPattern(operator: op, literal: text, caseInsensitive: comparison.caseInsensitive))
+            // Text that is not valid UTF-8 makes a pattern of its bytes, read as SQLite reads them.
+            guard let bytes = value.textBytes else { return nil }
+            return .glob(GlobPattern(operator: op, literal: bytes, caseInsensitive: comparison.caseInsensitive))
         case let (op, .value(value)):
             return value.isSQLNull ? nil : .order(op, value)
         default:
@@ -68,7 +86,7 @@ struct PredicateBinder {
     /// Throws unless `value` can be compared with `attribute`.
     private func check(_ value: Value, at offset: Int, against attribute: Attribute) throws(PredicateError) {
         let fits = switch (attribute.type, value) {
-        case (_, .null), (.string, .string): true
+        case (_, .null), (.string, .string), (.string, .invalidUTF8): true
         case (.integer, .integer), (.integer, .double), (.integer, .bool): true
         case (.double, .integer), (.double, .double), (.double, .bool): true
         case (.bool, .integer), (.bool, .double), (.bool, .bool): true

@@ -19,6 +19,15 @@ public struct PredicateError: Error, Sendable, Hashable, CustomStringConvertible
         self.reason = reason
     }
 
-    /// `predicate "<format>" at offset <offset>: <reason>`.
-    public var description: String { "predicate \"\(format)\" at offset \(offset): \(reason)" }
+    /// `predicate "<format>" at offset <offset>: <reason>`; a format longer than 200
+    /// characters is shortened around the offset.
+    public var description: String {
+        let scalars = Array(format.unicodeScalars)
+        guard scalars.count > 200 else { return "predicate \"\(format)\" at offset \(offset): \(reason)" }
+        let start = max(0, min(offset - 100, scalars.count - 200))
+        var shown = String(String.UnicodeScalarView(scalars[start..<start + 200]))
+        if start > 0 { shown = "…" + shown }
+        if start + 200 < scalars.count { shown += "…" }
+        return "predicate \"\(shown)\" (\(scalars.count) characters) at offset \(offset): \(reason)"
+    }
 }

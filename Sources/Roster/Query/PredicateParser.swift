@@ -13,6 +13,10 @@ struct PredicateParser {
     private var argumentsUsed = 0
     private var token = PredicateToken(kind: .end, offset: 0, text: "")
     private var previous = PredicateToken(kind: .end, offset: 0, text: "")
+    /// Levels of parentheses and `NOT` around the token being parsed.
+    private var nesting = 0
+    private var comparisons = 0
+    private var values = 0
 
     init(format: String, arguments: [Value]) {
         self.lexer = PredicateLexer(format: format)
@@ -21,6 +25,11 @@ struct PredicateParser {
 
     /// Parses the whole text.
     mutating func parse() throws(PredicateError) -> PredicateNode {
+        let length = lexer.format.utf8.count
+        guard length <= PredicateLimits.maxLength else {
+            throw PredicateError(format: String(lexer.format.prefix(80)) + "…", offset: 0,
+                                 reason: "the predicate is \(length) bytes long; the limit is \(PredicateLimits.maxLength) bytes")
+        }
         try advance()
         guard token.kind != .end else { throw error("expected a predicate, found an empty text") }
         let root = try parseOr()
@@ -58,11 +67,15 @@ struct PredicateParser {
 
     private mutating func parseUnary() throws(PredicateError) -> PredicateNode {
         if token.isKeyword("NOT") || token.kind == .symbol("!") {
+            try enterNesting()
+            defer { nesting -= 1 }
             try advance()
             return .not(try parseUnary())
         }
         if token.kind == .symbol("(") {
             let open = token
+            try enterNesting()
+            defer { nesting -= 1 }
             try advance()
             let inner = try parseOr()
             guard token.kind == .symbol(")") else {
@@ -79,7 +92,19 @@ struct PredicateParser {
         return .comparison(try parseComparison())
     }
 
+    /// Counts one more level of parentheses or `NOT`, refusing one past the limit.
+    private mutating func enterNesting() throws(PredicateError) {
+        guard nesting < PredicateLimits.maxNesting else {
+            throw error("more than \(PredicateLimits.maxNesting) levels of parentheses and NOT: the limit keeps SQLite's parser and the evaluator within their stacks")
+        }
+        nesting += 1
+    }
+
     private mutating func parseComparison() throws(PredicateError) -> Comparison {
+        comparisons += 1
+        guard comparisons <= PredicateLimits.maxComparisons else {
+            throw error("more than \(PredicateLimits.maxComparisons) comparisons: the limit keeps the SQL within SQLite's expression depth; use IN {…} for a list of values")
+        }
         let attributeOffset = token.offset
         let attribute = try parseAttribute()
         let op = try parseOperator(after: attribute)
@@ -169,6 +194,10 @@ struct PredicateParser {
     }
 
     private mutating func parseValue() throws(PredicateError) -> Value {
+        values += 1
+        guard values <= PredicateLimits.maxValues else {
+            throw error("more than \(PredicateLimits.maxValues) values: the limit keeps the SQL within SQLite's number of parameters")
+        }
         let value: Value
         switch token.kind {
         case let .string(text): value = .string(text)

@@ -4,6 +4,7 @@ public enum Collation: Sendable, Hashable {
     case binary
     /// SQLite's NOCASE collation: like ``binary``, after folding ASCII `A`–`Z` to `a`–`z`.
     /// Other letters (`É`, `ß`) keep their case. This is what a predicate's `[c]` means.
+    /// As in SQLite, bytes after a NUL in both texts count only by their number.
     case noCase
 }
 
@@ -13,7 +14,9 @@ extension Value {
     /// Null comes first; then numbers, where integers, doubles and bools (as 0 and 1)
     /// compare with each other by their exact mathematical values — an `Int64` and a
     /// `Double` are compared without rounding either one, as SQLite's
-    /// `sqlite3IntFloatCompare` does; then strings, by ``Collation``.
+    /// `sqlite3IntFloatCompare` does; then text, by ``Collation``, on its bytes:
+    /// ``string(_:)`` and ``invalidUTF8(_:)`` values compare with each other as SQLite
+    /// compares their bytes.
     ///
     /// ```swift
     /// Value.compare(nil, 0)                                   // -1
@@ -38,6 +41,7 @@ extension Value {
         }
         let (rankA, rankB) = (a.storageRank, b.storageRank)
         if rankA != rankB { return rankA < rankB ? -1 : 1 }
+        if rankA == 2 { return compareText(a, b, collation: collation) }
         switch (a.numeric, b.numeric) {
         case let (.integer(x)?, .integer(y)?): return x < y ? -1 : (x > y ? 1 : 0)
         case let (.integer(x)?, .double(y)?): return compareExactly(x, y)
@@ -56,22 +60,22 @@ extension Value {
         }
     }
 
-    /// 0 for null, 1 for numbers, 2 for strings: SQLite's order of storage classes.
+    /// 0 for null, 1 for numbers, 2 for text: SQLite's order of storage classes.
     private var storageRank: Int {
         switch self {
         case .null: 0
         case let .double(number): number.isNaN ? 0 : 1
         case .integer, .bool: 1
-        case .string: 2
+        case .string, .invalidUTF8: 2
         }
     }
 
-    /// The value as an integer or a double, bools as 0 and 1; nil for null and strings.
+    /// The value as an integer or a double, bools as 0 and 1; nil for null and text.
     private var numeric: Value? {
         switch self {
         case .integer, .double: self
         case let .bool(flag): .integer(flag ? 1 : 0)
-        case .null, .string: nil
+        case .null, .string, .invalidUTF8: nil
         }
     }
 
@@ -92,30 +96,48 @@ extension Value {
         return converted < double ? -1 : (converted > double ? 1 : 0)
     }
 
+    /// Compares text of which at least one side is ``invalidUTF8(_:)``, by bytes as for
+    /// strings. Kept out of line so that ``compare(_:_:collation:)`` stays small.
+    @inline(never)
+    private static func compareText(_ a: Value, _ b: Value, collation: Collation) -> Int {
+        a.withTextBytes { x in b.withTextBytes { y in compareBytes(x, y, collation: collation) } ?? 0 } ?? 0
+    }
+
     /// Compares UTF-8 bytes as unsigned numbers, the shorter string first on a common
     /// prefix; with ``Collation/noCase``, ASCII upper-case letters count as lower-case.
     static func compareStrings(_ a: String, _ b: String, collation: Collation) -> Int {
         var a = a, b = b
         return a.withUTF8 { x in
-            b.withUTF8 { y in
-                let common = min(x.count, y.count)
-                var index = 0
-                switch collation {
-                case .binary:
-                    while index < common {
-                        if x[index] != y[index] { return x[index] < y[index] ? -1 : 1 }
-                        index += 1
-                    }
-                case .noCase:
-                    while index < common {
-                        let (p, q) = (foldASCII(x[index]), foldASCII(y[index]))
-                        if p != q { return p < q ? -1 : 1 }
-                        index += 1
-                    }
-                }
-                return x.count < y.count ? -1 : (x.count > y.count ? 1 : 0)
+            b.withUTF8 { y in compareBytes(x, y, collation: collation) }
+        }
+    }
+
+    /// Compares two texts' bytes as ``compareStrings(_:_:collation:)`` does: SQLite's
+    /// BINARY (`memcmp`, then the length) or NOCASE (the same after folding ASCII `A`–`Z`,
+    /// byte by byte), whether or not the bytes are valid UTF-8.
+    ///
+    /// NOCASE is SQLite's `sqlite3StrNICmp`, which stops at a NUL byte on the left: a NUL
+    /// there is less than any other byte on the right, and against a NUL the rest of both
+    /// texts counts only by its length.
+    @inline(__always)
+    static func compareBytes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>, collation: Collation) -> Int {
+        let common = min(x.count, y.count)
+        var index = 0
+        switch collation {
+        case .binary:
+            while index < common {
+                if x[index] != y[index] { return x[index] < y[index] ? -1 : 1 }
+                index += 1
+            }
+        case .noCase:
+            while index < common {
+                let (p, q) = (foldASCII(x[index]), foldASCII(y[index]))
+                if p != q { return p < q ? -1 : 1 }
+                if p == 0 { break }
+                index += 1
             }
         }
+        return x.count < y.count ? -1 : (x.count > y.count ? 1 : 0)
     }
 
     /// `A`–`Z` as `a`–`z`; every other byte unchanged.

@@ -1,9 +1,8 @@
 import Foundation
-import Synchronization
 
 /// The layouts of record types, derived once per type.
 enum RecordLayouts {
-    private static let cache = Mutex<[ObjectIdentifier: any Sendable]>([:])
+    private static let cache = Locked<[ObjectIdentifier: any Sendable]>([:])
 
     /// The layout of `type`.
     static func of<R: Record>(_ type: R.Type) throws(StoreError) -> RecordLayout<R> {

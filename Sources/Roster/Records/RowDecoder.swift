@@ -44,7 +44,13 @@ struct RowDecoder: Decoder {
             return flag
         }
         func decode(_ type: String.Type, forKey key: Key) throws -> String {
-            guard case let .string(text) = try value(key) else { throw mismatch(type, key, try value(key)) }
+            let stored = try value(key)
+            if case let .invalidUTF8(bytes) = stored {
+                // A String holds only valid UTF-8: repairing the text would change the value.
+                let hex = bytes.map { Value.hex($0) }.joined(separator: " ")
+                throw DecodingError.dataCorrupted(.init(codingPath: [key], debugDescription: "\(object.entity.name).\(key.stringValue) of key \(object.key) holds text that is not valid UTF-8 (bytes \(hex)), which a String cannot hold"))
+            }
+            guard case let .string(text) = stored else { throw mismatch(type, key, stored) }
             return text
         }
         func decode(_ type: Double.Type, forKey key: Key) throws -> Double {

@@ -3,9 +3,16 @@ import Foundation
 /// Turns a record into attribute values by name, and any property value into a ``Value``.
 enum RowEncoder {
     /// The record's values by attribute name; properties that encode nothing are absent (null).
+    ///
+    /// - Throws: `EncodingError.invalidValue` for a value that is not an attribute: a list,
+    ///   a nested object, or a type no attribute stores.
     static func encode<R: Encodable>(_ record: R) throws -> [String: Value] {
         let storage = Storage()
         try record.encode(to: TopEncoder(storage: storage))
+        // Containers cannot throw when they are asked for; what they refused is thrown here.
+        if let misuse = storage.misuse {
+            throw EncodingError.invalidValue(record, .init(codingPath: [], debugDescription: "\(R.self): \(misuse)"))
+        }
         return storage.values
     }
 
@@ -30,6 +37,12 @@ enum RowEncoder {
 
     final class Storage {
         var values: [String: Value] = [:]
+        /// The first thing the record asked for that is not an attribute.
+        var misuse: String?
+
+        func refuse(_ reason: String) {
+            if misuse == nil { misuse = reason }
+        }
     }
 
     struct TopEncoder: Encoder {
@@ -39,8 +52,14 @@ enum RowEncoder {
         func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
             KeyedEncodingContainer(Keyed<Key>(storage: storage))
         }
-        func unkeyedContainer() -> any UnkeyedEncodingContainer { fatalError("a record encodes as an object of attributes, not a list") }
-        func singleValueContainer() -> any SingleValueEncodingContainer { fatalError("a record encodes as an object of attributes, not a single value") }
+        func unkeyedContainer() -> any UnkeyedEncodingContainer {
+            storage.refuse("a record encodes as an object of attributes, not a list")
+            return Refused(reason: "a record encodes as an object of attributes, not a list")
+        }
+        func singleValueContainer() -> any SingleValueEncodingContainer {
+            storage.refuse("a record encodes as an object of attributes, not a single value")
+            return Refused(reason: "a record encodes as an object of attributes, not a single value")
+        }
     }
 
     struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
@@ -78,14 +97,37 @@ enum RowEncoder {
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-            fatalError("'\(key.stringValue)': nested values are not attributes")
+            storage.refuse("'\(key.stringValue)': nested values are not attributes")
+            // Whatever goes in is dropped: encode(_:) throws for the refusal.
+            return KeyedEncodingContainer(Keyed<NestedKey>(storage: Storage()))
         }
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-            fatalError("'\(key.stringValue)': nested values are not attributes")
+            storage.refuse("'\(key.stringValue)': nested values are not attributes")
+            return Refused(reason: "'\(key.stringValue)': nested values are not attributes")
         }
         mutating func superEncoder() -> any Encoder { TopEncoder(storage: storage) }
         mutating func superEncoder(forKey key: Key) -> any Encoder { TopEncoder(storage: storage) }
     }
+}
+
+/// A container handed out for something a record may not encode: every write throws, and
+/// ``RowEncoder/encode(_:)`` throws for it in any case.
+private struct Refused: UnkeyedEncodingContainer, SingleValueEncodingContainer {
+    let reason: String
+    var codingPath: [any CodingKey] { [] }
+    var count: Int { 0 }
+
+    private func refuse() -> EncodingError {
+        EncodingError.invalidValue(reason, .init(codingPath: [], debugDescription: reason))
+    }
+
+    mutating func encodeNil() throws { throw refuse() }
+    mutating func encode<T: Encodable>(_ value: T) throws { throw refuse() }
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        KeyedEncodingContainer(RowEncoder.Keyed<NestedKey>(storage: RowEncoder.Storage()))
+    }
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { self }
+    mutating func superEncoder() -> any Encoder { RowEncoder.TopEncoder(storage: RowEncoder.Storage()) }
 }
 
 /// Lets ``RowEncoder`` see through optionals held as `Any`.

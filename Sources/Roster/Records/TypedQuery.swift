@@ -115,17 +115,20 @@ extension FetchRequest {
 }
 
 extension ResultsController {
-    /// The object at an index path, as a record.
+    /// The object at an index path, as a record; nil when ``object(at:)`` is nil.
     ///
     /// - Throws: ``StoreError/schemaMismatch(entity:reason:)`` when it does not decode.
-    public func record<R: Record>(at indexPath: IndexPath, as type: R.Type) throws(StoreError) -> R {
-        try object(at: indexPath).decode(type)
+    public func record<R: Record>(at indexPath: IndexPath, as type: R.Type) throws(StoreError) -> R? {
+        try object(at: indexPath)?.decode(type)
     }
 
     /// All results, as records.
+    ///
+    /// - Throws: ``StoreError`` when a row cannot be read (see ``fetchedObjects``) or does
+    ///   not decode.
     public func records<R: Record>(as type: R.Type) throws(StoreError) -> [R] {
         var records: [R] = []
-        for object in fetchedObjects { records.append(try object.decode(type)) }
+        for object in try fetchedObjects { records.append(try object.decode(type)) }
         return records
     }
 }

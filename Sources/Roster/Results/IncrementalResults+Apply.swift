@@ -236,4 +236,6 @@ struct IncrementalChange {
     var removedRows: [Value: [Value]] = [:]
     /// The number of objects, before the change, of each deleted section (by old index).
     var oldSectionCounts: [Int: Int] = [:]
+    /// Set when the change is a resync: results re-fetched rather than applied row by row.
+    var resync: ResyncReason?
 }

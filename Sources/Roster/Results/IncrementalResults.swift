@@ -121,14 +121,16 @@ final class IncrementalResults {
         return row(atRank: rank)
     }
 
-    /// The complete row at a rank; loads it and its neighbours when it is not cached.
-    func row(atRank rank: Int) -> [Value] {
+    /// The complete row at a rank; loads it and its neighbours when it is not cached. Nil
+    /// when it cannot be loaded: the load failed (the loader reports why), or another
+    /// connection deleted the row in a commit not delivered yet.
+    func row(atRank rank: Int) -> [Value]? {
         let key = arena.keys[Int(tree[rank])]
         if let row = cache.row(forKey: key) { return row }
         let window = max(0, rank - RowCache.batchSize / 4)..<min(tree.count, rank + RowCache.batchSize)
         var keys: [Value] = []
         tree.forEach(in: window) { keys.append(arena.keys[Int($0)]) }
-        return cache.rows(for: keys)[key] ?? arena.partialRow(Int(tree[rank]))
+        return cache.rows(for: keys)[key]
     }
 
     /// Where section `name` starts among the rows.

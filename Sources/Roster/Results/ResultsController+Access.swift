@@ -3,16 +3,34 @@ import RosterUpdates
 extension ResultsController {
     /// The results, section by section. Sections are never empty; with no objects there
     /// are no sections. O(n): prefer ``object(at:)`` and ``numberOfObjects(inSection:)``.
+    ///
+    /// - Throws: ``StoreError`` when an object's row cannot be read (the delegate hears
+    ///   why), rather than giving an object with missing values.
     public var sections: [ResultsSection] {
-        (0..<engine.numberOfSections).map { index in
-            ResultsSection(name: engine.sectionName(index),
-                           objects: engine.sectionRange(index).map { Object(entity: engine.query.entity, values: engine.row(atRank: $0)) })
+        get throws(StoreError) {
+            let objects = try fetchedObjects
+            var start = 0
+            return (0..<engine.numberOfSections).map { index in
+                let count = engine.sectionRange(index).count
+                defer { start += count }
+                return ResultsSection(name: engine.sectionName(index), objects: Array(objects[start..<start + count]))
+            }
         }
     }
 
     /// All results, in order. O(n).
+    ///
+    /// - Throws: ``StoreError`` when an object's row cannot be read: a read failed (the
+    ///   delegate also hears why), or another connection deleted it in a commit that is not
+    ///   delivered yet (``Store/pollExternalChanges()`` delivers it).
     public var fetchedObjects: [Object] {
-        engine.rows.map { Object(entity: engine.query.entity, values: $0) }
+        get throws(StoreError) {
+            let rows = engine.rows
+            guard rows.count == engine.count else {
+                throw .database(DatabaseError(code: .error, message: "\(engine.count - rows.count) of the \(engine.count) \(engine.query.entity.name) objects in the results could not be read"))
+            }
+            return rows.map { Object(entity: engine.query.entity, values: $0) }
+        }
     }
 
     /// The number of objects in the results.
@@ -24,13 +42,15 @@ extension ResultsController {
     /// The number of objects in section `section`. O(log n).
     public func numberOfObjects(inSection section: Int) -> Int { engine.sectionRange(section).count }
 
-    /// The object at an index path. O(log n).
-    ///
-    /// - Precondition: the index path is inside the results.
-    public func object(at indexPath: IndexPath) -> Object {
+    /// The object at an index path, or nil when the path is outside the results or the
+    /// object's row cannot be read now (a failed read, which the delegate hears, or a
+    /// delete by another connection not delivered yet). O(log n).
+    public func object(at indexPath: IndexPath) -> Object? {
+        guard indexPath.section >= 0, indexPath.section < engine.numberOfSections else { return nil }
         let range = engine.sectionRange(indexPath.section)
-        precondition(indexPath.item >= 0 && indexPath.item < range.count, "index path \(indexPath) is outside the results")
-        return Object(entity: engine.query.entity, values: engine.row(atRank: range.lowerBound + indexPath.item))
+        guard indexPath.item >= 0, indexPath.item < range.count,
+              let values = engine.row(atRank: range.lowerBound + indexPath.item) else { return nil }
+        return Object(entity: engine.query.entity, values: values)
     }
 
     /// The index path of the object with this key, or nil when it is not in the results.

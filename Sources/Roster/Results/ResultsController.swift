@@ -36,6 +36,9 @@ public final class ResultsController: LiveQueryRequest {
     var engine: any ResultsEngine
     /// Edits the user already made on screen, for the next change.
     var pendingUserEdits: [UserEdit] = []
+    /// Set when a read failed during a delivery: why the next delivery must re-fetch, and
+    /// the results the delegate last saw, which the resync group starts from.
+    var pendingResync: (reason: ResyncReason, seen: [Section<Value, Value>])?
     /// A commit that touches more than this fraction of the results is handled by
     /// re-fetching the results and diffing them whole, which is cheaper than moving that
     /// many rows one by one. The default was chosen by measurement (Docs/Performance.md).
@@ -50,7 +53,8 @@ public final class ResultsController: LiveQueryRequest {
         self.request = request
         self.engineKind = engine
         let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
-        self.engine = Self.makeEngine(engine, store: store, query: query, rows: [])
+        // A placeholder until performFetch(): it holds no rows, so it never loads any.
+        self.engine = IncrementalResults(query: query, rows: [], loader: { _ in [:] })
     }
 
     deinit {
@@ -63,27 +67,36 @@ public final class ResultsController: LiveQueryRequest {
     private func fetchEngine(query: BoundQuery) throws(StoreError) -> any ResultsEngine {
         switch engineKind {
         case .incremental:
-            return try IncrementalResults(query: query, store: store, loader: Self.loader(store: store, entity: query.entity))
+            return try IncrementalResults(query: query, store: store, loader: loader(entity: query.entity))
         case .refetchAndDiff:
             return makeEngine(query: query, rows: try store.fetchCommittedRows(query))
         }
     }
 
-    private static func loader(store: Store, entity: Entity) -> ([Value]) -> [Value: [Value]] {
-        { [weak store] keys in (try? store?.fetchCommittedRows(entity, keys: keys)) ?? [:] }
+    /// Loads whole rows on demand. A failed load gives no rows (the caller then has none
+    /// to show, never a row with nulls) and tells the delegate why.
+    private func loader(entity: Entity) -> ([Value]) -> [Value: [Value]] {
+        { [weak self] keys in
+            guard let self else { return [:] }
+            do throws(StoreError) {
+                return try store.fetchCommittedRows(entity, keys: keys)
+            } catch {
+                delegate?.controller(self, didFailWith: error)
+                return [:]
+            }
+        }
     }
 
     private func makeEngine(query: BoundQuery, rows: [[Value]]) -> any ResultsEngine {
-        Self.makeEngine(engineKind, store: store, query: query, rows: rows)
-    }
-
-    private static func makeEngine(_ kind: ResultsEngineKind, store: Store, query: BoundQuery, rows: [[Value]]) -> any ResultsEngine {
-        switch kind {
+        switch engineKind {
         case .incremental:
             // Objects are loaded on demand; a commit's touched rows come with it.
-            return IncrementalResults(query: query, rows: rows, loader: Self.loader(store: store, entity: query.entity))
+            return IncrementalResults(query: query, rows: rows, loader: loader(entity: query.entity))
         case .refetchAndDiff:
-            return RefetchingResults(query: query, rows: rows, refetch: { [weak store] query in try? store?.fetchCommittedRows(query) })
+            return RefetchingResults(query: query, rows: rows, refetch: { [weak store] query throws(StoreError) in
+                guard let store else { return [] }
+                return try store.fetchCommittedRows(query)
+            })
         }
     }
 
@@ -98,7 +111,7 @@ public final class ResultsController: LiveQueryRequest {
         defer { isFetching = false }
         // Bound again: the entity may have gained attributes since the controller was made.
         let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
-        engine = try store.readingAtCursor { () throws(StoreError) in try fetchEngine(query: query) }
+        engine = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in try fetchEngine(query: query) }
         if !hasFetched {
             hasFetched = true
             store.addObserver(self)
@@ -126,26 +139,27 @@ public final class ResultsController: LiveQueryRequest {
 
     /// Swaps in new results and reports the difference by diffing whole snapshots;
     /// `updated` tells which objects in both changed their values.
-    func replaceResults(query: BoundQuery, rows: [[Value]], updated: (Value) -> Bool) {
-        var old = engine.snapshot
+    ///
+    /// - Parameter old: the results the delegate last saw; by default the current ones.
+    func replaceResults(query: BoundQuery, rows: [[Value]], from old: [Section<Value, Value>]? = nil,
+                        resync: ResyncReason? = nil, updated: (Value) -> Bool) {
+        var old = old ?? engine.snapshot
         for edit in pendingUserEdits { edit.apply(to: &old) }
         pendingUserEdits = []
         let previous = engine
         engine = makeEngine(query: query, rows: rows)
-        report(diff(from: old, previous: previous, updated: updated))
-    }
-
-    private func diff(from old: [Section<Value, Value>], previous: any ResultsEngine, updated: (Value) -> Bool) -> IncrementalChange? {
         let group = SnapshotDiff.changes(from: old, to: engine.snapshot, isUpdated: updated)
-        guard !group.isEmpty else { return nil }
+        guard !group.isEmpty else { return }
         var change = IncrementalChange(group: group)
+        change.resync = resync
         for object in group.objectChanges where object.type == .delete {
-            change.removedRows[object.item] = previous.knownRow(forKey: object.item)
+            // Objects that leave by a sort or filter change are still stored: read them whole.
+            change.removedRows[object.item] = previous.row(forKey: object.item) ?? previous.knownRow(forKey: object.item)
         }
         for section in group.sectionChanges where section.type == .delete {
             change.oldSectionCounts[section.index] = old[section.index].items.count
         }
-        return change
+        report(change, from: old)
     }
 
     /// Writes a change the user already made on screen without hearing it back.
@@ -178,22 +192,63 @@ extension ResultsController: StoreObserver {
     /// the changes lead to: a re-fetch here reads that state and nothing newer.
     func storeDidCommit(_ changes: CommittedChanges) {
         guard hasFetched, !isFetching else { return }
-        if changes.needsResync {
-            // The log was pruned past what this query read: re-fetch and diff. Which values
-            // changed is lost with the log, so every object that stays is reported updated.
-            if let rows = try? store.fetchCommittedRows(engine.query) { replaceResults(query: engine.query, rows: rows, updated: { _ in true }) }
+        if let reason = pendingResync?.reason ?? changes.resync {
+            resync(because: reason)
             return
         }
         let touched = changes.rows(of: engine.query.entity)
         guard !touched.isEmpty || !pendingUserEdits.isEmpty else { return }
         let isBulk = Double(touched.count) > bulkFraction * Double(max(engine.count, 64))
         if pendingUserEdits.isEmpty && !isBulk {
-            report(engine.apply(touched: touched))
+            do {
+                report(try engine.apply(touched: touched), from: nil)
+            } catch {
+                // Only the re-fetching engine reads here, and it kept its results: they are
+                // what the delegate saw. (Taking the snapshot before applying would cost O(n)
+                // on every commit.)
+                fail(error, seen: engine.snapshot)
+            }
         } else if pendingUserEdits.isEmpty, let refetched = try? fetchEngine(query: engine.query) {
             reportBulkChange(touched: touched, refetched: refetched)
         } else {
+            // Without a re-fetch (or when it failed), row by row: nothing is read here.
             reportChangeFromUserEdits(touched: touched)
         }
+    }
+
+    func storeDidFailToDeliver(_ error: StoreError, mustResync: Bool) {
+        guard hasFetched else { return }
+        if mustResync {
+            fail(error, seen: engine.snapshot, reason: .schemaChanged)
+        } else {
+            delegate?.controller(self, didFailWith: error)
+        }
+    }
+
+    /// Re-reads the results and reports the difference from what the delegate last saw as
+    /// one group marked as a resync; when the read fails, reports that and tries again at
+    /// the next delivery.
+    private func resync(because reason: ResyncReason) {
+        let seen = pendingResync?.seen ?? engine.snapshot
+        let rows: [[Value]]
+        do {
+            rows = try store.fetchCommittedRows(engine.query)
+        } catch {
+            fail(error, seen: seen, reason: reason)
+            return
+        }
+        pendingResync = nil
+        // Which values changed is unknown: every object that stays is reported updated.
+        replaceResults(query: engine.query, rows: rows, from: seen, resync: reason, updated: { _ in true })
+    }
+
+    /// A read failed: the delegate keeps the results it last saw, hears the error, and
+    /// the next delivery re-fetches (``ResyncReason/readFailed`` unless a reason is given).
+    private func fail(_ error: StoreError, seen: [Section<Value, Value>], reason: ResyncReason = .readFailed) {
+        pendingResync = (pendingResync?.reason ?? reason, pendingResync?.seen ?? seen)
+        // The next poll delivers again even if nothing else is committed.
+        store.hasFailedDelivery = true
+        delegate?.controller(self, didFailWith: error)
     }
 
     /// A bulk change: re-fetch and diff whole snapshots; updates are the touched rows whose
@@ -212,7 +267,7 @@ extension ResultsController: StoreObserver {
         for section in group.sectionChanges where section.type == .delete {
             change.oldSectionCounts[section.index] = old[section.index].items.count
         }
-        report(change)
+        report(change, from: old)
     }
 
     /// A change that starts from the list as the user left it: apply, then diff whole
@@ -225,7 +280,7 @@ extension ResultsController: StoreObserver {
         for key in touched.keys {
             oldRows[key] = touched[key]?.before ?? engine.knownRow(forKey: key)
         }
-        _ = engine.apply(touched: touched)
+        _ = try? engine.apply(touched: touched)
         let group = SnapshotDiff.changes(from: old, to: engine.snapshot, isUpdated: { touched[$0]?.isChanged ?? false })
         guard !group.isEmpty else { return }
         var change = IncrementalChange(group: group)
@@ -235,23 +290,40 @@ extension ResultsController: StoreObserver {
         for section in group.sectionChanges where section.type == .delete {
             change.oldSectionCounts[section.index] = old[section.index].items.count
         }
-        report(change)
+        report(change, from: old)
     }
 
-    /// Tells the delegate about a change.
-    func report(_ change: IncrementalChange?) {
+    /// Tells the delegate about a change, once every object it names has been read whole.
+    ///
+    /// - Parameter old: the results the change starts from, when the caller has them;
+    ///   otherwise they are worked out from the group, should a read fail.
+    func report(_ change: IncrementalChange?, from old: [Section<Value, Value>]?) {
         guard let change else { return }
         let group = change.group
+        var objects: [Object] = []
+        objects.reserveCapacity(group.objectChanges.count)
+        for object in group.objectChanges {
+            let values = object.type == .delete ? change.removedRows[object.item] : engine.row(forKey: object.item)
+            guard let values, values.count == engine.query.entity.attributes.count else {
+                // The delegate never sees a row it cannot be given whole: it keeps the
+                // results it had, and the next delivery re-fetches and resyncs.
+                let seen = old ?? (try? group.unapply(to: engine.snapshot))
+                fail(.database(DatabaseError(code: .error, message: "could not read \(engine.query.entity.name) \(object.item) to report its \(object.type)")),
+                     seen: seen ?? engine.snapshot)
+                return
+            }
+            objects.append(Object(entity: engine.query.entity, values: values))
+        }
         lastChange = group
         guard let delegate else { return }
+        if let reason = change.resync { delegate.controller(self, willResyncBecause: reason) }
         delegate.controllerWillChangeContent(self)
         for section in group.sectionChanges {
             let count = section.type == .delete ? change.oldSectionCounts[section.index] ?? 0 : numberOfObjects(inSection: section.index)
             delegate.controller(self, didChange: SectionInfo(name: section.section, numberOfObjects: count), atSectionIndex: section.index, for: section.type)
         }
-        for object in group.objectChanges {
-            let values = (object.type == .delete ? change.removedRows[object.item] : engine.row(forKey: object.item)) ?? []
-            delegate.controller(self, didChange: Object(entity: engine.query.entity, values: values), at: object.from, for: object.type, newIndexPath: object.to)
+        for (object, values) in zip(group.objectChanges, objects) {
+            delegate.controller(self, didChange: values, at: object.from, for: object.type, newIndexPath: object.to)
         }
         delegate.controllerDidChangeContent(self)
     }

@@ -20,13 +20,16 @@ protocol ResultsEngine: AnyObject {
     var rows: [[Value]] { get }
     func sectionName(_ index: Int) -> Value
     func sectionRange(_ index: Int) -> Range<Int>
-    func row(atRank rank: Int) -> [Value]
+    /// The whole row at a rank; nil when it cannot be read now (see ``RowCache``).
+    func row(atRank rank: Int) -> [Value]?
     func row(forKey key: Value) -> [Value]?
     func indexPath(for key: Value) -> IndexPath?
     /// The row with this key as far as it is known without loading it (deleted rows).
     func knownRow(forKey key: Value) -> [Value]?
     /// Applies the rows of touched keys; the change, or nil when nothing changed.
-    func apply(touched: [Value: TouchedRow]) -> IncrementalChange?
+    ///
+    /// - Throws: when a read it needs fails; the results are then as they were.
+    func apply(touched: [Value: TouchedRow]) throws(StoreError) -> IncrementalChange?
 }
 
 extension IncrementalResults: ResultsEngine {}
@@ -35,9 +38,9 @@ extension IncrementalResults: ResultsEngine {}
 final class RefetchingResults: ResultsEngine {
     private(set) var state: ResultsState
     /// Re-runs the query; set by the controller.
-    let refetch: (BoundQuery) -> [[Value]]?
+    let refetch: (BoundQuery) throws(StoreError) -> [[Value]]
 
-    init(query: BoundQuery, rows: [[Value]], refetch: @escaping (BoundQuery) -> [[Value]]?) {
+    init(query: BoundQuery, rows: [[Value]], refetch: @escaping (BoundQuery) throws(StoreError) -> [[Value]]) {
         state = ResultsState(query: query, rows: rows)
         self.refetch = refetch
     }
@@ -49,13 +52,13 @@ final class RefetchingResults: ResultsEngine {
     var rows: [[Value]] { state.rows }
     func sectionName(_ index: Int) -> Value { state.sectionStarts[index].name }
     func sectionRange(_ index: Int) -> Range<Int> { state.sectionRange(index) }
-    func row(atRank rank: Int) -> [Value] { state.rows[rank] }
+    func row(atRank rank: Int) -> [Value]? { state.rows[rank] }
     func row(forKey key: Value) -> [Value]? { state.rowByKey[key] }
     func indexPath(for key: Value) -> IndexPath? { state.indexPath(for: key) }
     func knownRow(forKey key: Value) -> [Value]? { state.rowByKey[key] }
 
-    func apply(touched: [Value: TouchedRow]) -> IncrementalChange? {
-        guard let rows = refetch(state.query) else { return nil }
+    func apply(touched: [Value: TouchedRow]) throws(StoreError) -> IncrementalChange? {
+        let rows = try refetch(state.query)
         guard let delta = state.replace(query: state.query, rows: rows) else { return nil }
         var change = IncrementalChange(group: delta.group, removedRows: delta.removedRows)
         for section in delta.group.sectionChanges where section.type == .delete {

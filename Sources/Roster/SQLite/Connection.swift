@@ -10,6 +10,10 @@ final class Connection {
     private var isClosed = false
     /// The path of the database file.
     let path: String
+    /// What the authorizer refuses while raw SQL compiles; nil until raw SQL first runs.
+    private var rawSQLAuthorizer: RawSQLAuthorizer?
+    /// `PRAGMA schema_version`, compiled once: the store reads it at every delivery.
+    private var schemaVersionStatement: Statement?
 
     /// Opens (or creates) the database file at `path`.
     ///
@@ -41,6 +45,18 @@ final class Connection {
         isClosed = true
         sqlite3_close_v2(handle)
     }
+
+    /// Whether the database file this connection has open was deleted, renamed or
+    /// replaced since it was opened (SQLite's `SQLITE_FCNTL_HAS_MOVED`): the connection then
+    /// reads and writes a file no other process sees.
+    func fileHasMoved() -> Bool {
+        var moved: Int32 = 0
+        let code = sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
+        return code == SQLITE_OK && moved != 0
+    }
+
+    /// Whether the connection was opened read-only, or the file allows no writes.
+    var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     /// Sets how long a statement waits for another connection's lock before failing with SQLITE_BUSY.
     func setBusyTimeout(milliseconds: Int32) {
@@ -100,6 +116,176 @@ final class Connection {
         guard try statement.step(), case let .integer(version) = statement.column(0) else { return 0 }
         return version
     }
+
+    /// `PRAGMA schema_version`: changes whenever any connection changes the schema.
+    func schemaVersion() throws(DatabaseError) -> Int64 {
+        let statement: Statement
+        if let compiled = schemaVersionStatement {
+            statement = compiled
+        } else {
+            statement = try prepare("PRAGMA schema_version")
+            schemaVersionStatement = statement
+        }
+        defer { statement.reset() }
+        guard try statement.step(), case let .integer(version) = statement.column(0) else { return 0 }
+        return version
+    }
+
+    /// The statements of `sql`, to compile one at a time, refusing transaction control
+    /// and ATTACH/DETACH.
+    ///
+    /// Raw SQL comes from users and runs inside a transaction that its caller owns, so it
+    /// must not begin, end or nest one, nor change which files the connection writes.
+    /// SQLite itself splits the text into statements and says what each one is, through
+    /// the connection's authorizer, so no quoting or comment can hide a statement.
+    func rawStatements(in sql: String) -> RawStatements {
+        RawStatements(connection: self, sql: sql)
+    }
+
+    /// Compiles the first statement of `text` (a NUL-terminated buffer) from byte `offset`,
+    /// refusing what ``RawStatements`` refuses.
+    ///
+    /// The authorizer is installed the first time (installing one makes SQLite recompile
+    /// the connection's prepared statements once, on their next step) and stays, refusing
+    /// only while this compiles, so the store's own `BEGIN`/`SAVEPOINT` still run.
+    ///
+    /// - Returns: the statement (nil when only white space, comments or `;` were left) and
+    ///   the offset where the next one starts.
+    /// - Throws: ``RawStatementError/refused(_:)`` (with `number` 0; the caller counts),
+    ///   or ``RawStatementError/database(_:)`` when the statement does not compile.
+    fileprivate func prepareRaw(_ text: [CChar], from offset: Int) throws(RawStatementError) -> (statement: Statement?, next: Int) {
+        let authorizer = installRawSQLAuthorizer()
+        let end = text.count - 1
+        var statementHandle: OpaquePointer?
+        var next = end
+        authorizer.refusal = nil
+        authorizer.isRefusing = true
+        let code = text.withUnsafeBufferPointer { buffer in
+            let start = buffer.baseAddress! + offset
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v2(handle, start, Int32(end - offset), &statementHandle, &tail)
+            if let tail, tail >= start { next = min(end, tail - buffer.baseAddress!) }
+            return code
+        }
+        authorizer.isRefusing = false
+        let sql = text.withUnsafeBufferPointer { buffer in
+            String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress! + offset, count: max(0, next - offset)), as: UTF8.self)
+        }
+        guard code == SQLITE_OK else {
+            if code & 0xFF == SQLITE_AUTH, let refusal = authorizer.refusal {
+                throw .refused(RefusedStatement(kind: refusal.kind, command: refusal.command, number: 0))
+            }
+            throw .database(DatabaseError(connection: handle, code: code, sql: sql.trimmedSQL))
+        }
+        return (statementHandle.map { Statement(handle: $0, connection: self, sql: sql.trimmedSQL) }, next)
+    }
+
+    /// The connection's raw SQL authorizer, installed on first use.
+    ///
+    /// Installed once and kept, rather than around each compile: installing an authorizer
+    /// makes SQLite recompile every prepared statement of the connection, the store's
+    /// cached ones included.
+    private func installRawSQLAuthorizer() -> RawSQLAuthorizer {
+        if let rawSQLAuthorizer { return rawSQLAuthorizer }
+        let authorizer = RawSQLAuthorizer()
+        rawSQLAuthorizer = authorizer
+        // The connection keeps the authorizer alive for as long as SQLite can call it:
+        // statements keep the connection, and only a statement's step can compile again.
+        sqlite3_set_authorizer(handle, { context, action, detail, name, _, _ in
+            guard let context else { return SQLITE_OK }
+            let authorizer = Unmanaged<RawSQLAuthorizer>.fromOpaque(context).takeUnretainedValue()
+            guard authorizer.isRefusing else { return SQLITE_OK }
+            let detail = detail.map { String(cString: $0) } ?? ""
+            let name = name.map { String(cString: $0) } ?? ""
+            let refusal: (kind: RefusedStatement.Kind, command: String)
+            switch action {
+            case SQLITE_TRANSACTION:
+                refusal = (.transactionControl, detail)  // BEGIN, COMMIT (also for END), ROLLBACK
+            case SQLITE_SAVEPOINT:
+                let verb = ["BEGIN": "SAVEPOINT", "ROLLBACK": "ROLLBACK TO"][detail] ?? detail
+                refusal = (.transactionControl, "\(verb) \(name)")
+            case SQLITE_ATTACH:
+                refusal = (.attachment, "ATTACH")
+            case SQLITE_DETACH:
+                refusal = (.attachment, "DETACH")
+            default:
+                return SQLITE_OK
+            }
+            if authorizer.refusal == nil { authorizer.refusal = refusal }
+            return SQLITE_DENY
+        }, Unmanaged.passUnretained(authorizer).toOpaque())
+        return authorizer
+    }
+}
+
+/// The statements of one string of raw SQL, compiled one at a time where SQLite's own
+/// parser ends each, so a statement can use a table that the one before it created.
+///
+/// Made by ``Connection/rawStatements(in:)``; ``next()`` refuses transaction control
+/// and ATTACH/DETACH by what the statement is, whatever quoting or comments surround it.
+///
+/// ```swift
+/// let statements = connection.rawStatements(in: "UPDATE T SET x = 1; COMMIT")
+/// while let statement = try statements.next() { while try statement.step() {} }
+/// // throws .refused(RefusedStatement(kind: .transactionControl, command: "COMMIT", number: 2))
+/// // after the UPDATE ran: the caller's transaction must undo it.
+/// ```
+final class RawStatements {
+    /// The connection that compiles the statements, and that they run on.
+    private let connection: Connection
+    /// The SQL as UTF-8, NUL-terminated.
+    private let text: [CChar]
+    /// Where the next statement starts, in bytes.
+    private var offset = 0
+    /// How many statements ``next()`` has returned; empty ones (`;;`) do not count.
+    private(set) var count = 0
+
+    /// Starts before the first statement of `sql`; nothing is compiled until ``next()``.
+    fileprivate init(connection: Connection, sql: String) {
+        self.connection = connection
+        text = Array(sql.utf8CString)
+    }
+
+    /// Compiles the next statement, or returns nil when only white space, comments or
+    /// `;` are left.
+    ///
+    /// Call it again only once the statement it returned has run, as `sqlite3_exec`
+    /// does, so that each statement compiles against what the ones before it did. SQLite
+    /// reads the text up to its first NUL character; nothing after one runs.
+    ///
+    /// - Throws: ``RawStatementError/refused(_:)`` for `BEGIN`, `COMMIT`, `END`,
+    ///   `ROLLBACK`, `SAVEPOINT`, `RELEASE`, `ROLLBACK TO`, `ATTACH` or `DETACH`, with
+    ///   its statement's number; ``RawStatementError/database(_:)`` for SQL that does
+    ///   not compile. Either way the statements before it have run.
+    func next() throws(RawStatementError) -> Statement? {
+        while offset < text.count - 1 {
+            let prepared: (statement: Statement?, next: Int)
+            do throws(RawStatementError) {
+                prepared = try connection.prepareRaw(text, from: offset)
+            } catch let .refused(refusal) {
+                throw .refused(RefusedStatement(kind: refusal.kind, command: refusal.command, number: count + 1))
+            }
+            guard prepared.next > offset else { break }  // a NUL character ends the text
+            offset = prepared.next
+            if let statement = prepared.statement {
+                count += 1
+                return statement
+            }
+        }
+        offset = text.count - 1
+        return nil
+    }
+}
+
+/// What a connection's authorizer refuses while raw SQL compiles, and what it refused.
+///
+/// SQLite calls the authorizer through a C function pointer that cannot capture state,
+/// so the connection hands SQLite a pointer to this object instead.
+private final class RawSQLAuthorizer {
+    /// Refuse transaction control and ATTACH/DETACH; set only while raw SQL compiles.
+    var isRefusing = false
+    /// The first statement refused since ``isRefusing`` was last set.
+    var refusal: (kind: RefusedStatement.Kind, command: String)?
 }
 
 extension String {

@@ -39,6 +39,34 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 }
 
+/// A raw SQL statement that ``RawStatements/next()`` will not compile, and where it is.
+struct RefusedStatement: Error, Sendable, Hashable {
+    /// Why a kind of statement is refused.
+    enum Kind: Sendable, Hashable {
+        /// `BEGIN`, `COMMIT`/`END`, `ROLLBACK`, `SAVEPOINT`, `RELEASE`, `ROLLBACK TO`:
+        /// the caller owns the transaction the SQL runs in.
+        case transactionControl
+        /// `ATTACH` or `DETACH`: they change the connection, not its data, and outlive a rollback.
+        case attachment
+    }
+
+    /// What kind of statement it is.
+    let kind: Kind
+    /// The command as SQLite compiled it: `BEGIN`, `COMMIT` (for `END` too), `ROLLBACK`,
+    /// `SAVEPOINT x`, `RELEASE x`, `ROLLBACK TO x`, `ATTACH` or `DETACH`.
+    let command: String
+    /// Which statement of the SQL it is, counting from 1; empty statements do not count.
+    let number: Int
+}
+
+/// Why ``RawStatements/next()`` did not return a statement.
+enum RawStatementError: Error, Sendable, Hashable {
+    /// The statement is of a kind that raw SQL may not run.
+    case refused(RefusedStatement)
+    /// SQLite could not compile the statement.
+    case database(DatabaseError)
+}
+
 /// A primary SQLite result code.
 public struct ResultCode: RawRepresentable, Sendable, Hashable {
     public let rawValue: Int32
@@ -53,6 +81,10 @@ public struct ResultCode: RawRepresentable, Sendable, Hashable {
     public static let misuse = ResultCode(rawValue: SQLITE_MISUSE)
     public static let range = ResultCode(rawValue: SQLITE_RANGE)
     public static let cantOpen = ResultCode(rawValue: SQLITE_CANTOPEN)
+    public static let ioError = ResultCode(rawValue: SQLITE_IOERR)
+    public static let full = ResultCode(rawValue: SQLITE_FULL)
+    public static let corrupt = ResultCode(rawValue: SQLITE_CORRUPT)
+    public static let notADatabase = ResultCode(rawValue: SQLITE_NOTADB)
 
     /// SQLite's symbolic name for the code, e.g. `SQLITE_CONSTRAINT`.
     public var name: String {

@@ -63,6 +63,14 @@ final class Statement {
             code = text.utf8CString.withUnsafeBufferPointer { buffer in
                 sqlite3_bind_text64(handle, index, buffer.baseAddress, UInt64(buffer.count - 1), csqlite_transient, UInt8(SQLITE_UTF8))
             }
+        case let .invalidUTF8(bytes):
+            // Exactly these bytes, as text: SQLite copies them and does not check them.
+            code = bytes.withUnsafeBytes { buffer in
+                let start = buffer.baseAddress?.assumingMemoryBound(to: CChar.self)
+                // SQLite binds a null pointer as NULL: empty text needs a pointer.
+                return start.map { sqlite3_bind_text64(handle, index, $0, UInt64(buffer.count), csqlite_transient, UInt8(SQLITE_UTF8)) }
+                    ?? sqlite3_bind_text64(handle, index, "", 0, csqlite_transient, UInt8(SQLITE_UTF8))
+            }
         }
         guard code == SQLITE_OK else { throw DatabaseError(connection: connection.handle, code: code, sql: sql) }
     }
@@ -89,14 +97,16 @@ final class Statement {
     }
 
     /// The value of column `index` of the current row, typed as SQLite stores it
-    /// (`.integer`, `.double`, `.string` or `.null`; never `.bool` — see ``column(_:as:)``).
+    /// (`.integer`, `.double`, `.string`, `.invalidUTF8` or `.null`; never `.bool` — see
+    /// ``column(_:as:)``). Text is `.string` when it is valid UTF-8 and `.invalidUTF8`
+    /// otherwise; a BLOB's bytes are read the same way.
     func column(_ index: Int) -> Value {
         let column = Int32(index)
         switch sqlite3_column_type(handle, column) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
         case SQLITE_FLOAT: return .double(sqlite3_column_double(handle, column))
-        case SQLITE_TEXT: return .string(text(column))
-        case SQLITE_BLOB: return .string(text(column))
+        case SQLITE_TEXT: return text(column)
+        case SQLITE_BLOB: return text(column)
         default: return .null
         }
     }
@@ -111,7 +121,7 @@ final class Statement {
         case .integer where storage == SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
         case .double where storage == SQLITE_FLOAT || storage == SQLITE_INTEGER:
             return .double(sqlite3_column_double(handle, column))
-        case .string where storage == SQLITE_TEXT: return .string(text(column))
+        case .string where storage == SQLITE_TEXT: return text(column)
         default: return self.column(index)
         }
     }
@@ -122,10 +132,16 @@ final class Statement {
         let column = Int32(index)
         switch (sqlite3_column_type(handle, column), type, previous) {
         case (SQLITE_TEXT, .string, let .string(text)):
-            let count = Int(sqlite3_column_bytes(handle, column))
+            // Compared byte for byte without building a value.
             let utf8 = text.utf8
-            guard count == utf8.count, let bytes = sqlite3_column_text(handle, column) else { break }
-            let isSame = count == 0 || utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, bytes, count) == 0 } ?? false
+            guard let bytes = sqlite3_column_text(handle, column), Int(sqlite3_column_bytes(handle, column)) == utf8.count else { break }
+            let count = utf8.count
+            let isSame = count == 0 || utf8.withContiguousStorageIfAvailable { old in old.baseAddress.map { memcmp($0, bytes, count) == 0 } ?? false } ?? false
+            if isSame { return (previous, true) }
+        case (SQLITE_TEXT, .string, let .invalidUTF8(old)):
+            guard let bytes = sqlite3_column_text(handle, column), Int(sqlite3_column_bytes(handle, column)) == old.count else { break }
+            let count = old.count
+            let isSame = count == 0 || old.withUnsafeBufferPointer { old in old.baseAddress.map { memcmp($0, bytes, count) == 0 } ?? false }
             if isSame { return (previous, true) }
         case (SQLITE_INTEGER, .integer, let .integer(number)):
             let value = sqlite3_column_int64(handle, column)
@@ -138,25 +154,26 @@ final class Statement {
     }
 
     /// Column `index` as ``column(_:as:)`` reads it, with its `hashValue`, hashed straight
-    /// from the new string's bytes for text (as ``Value`` hashes a string: by its UTF-8
-    /// bytes — those of the string, which differ from SQLite's when the text was not valid
-    /// UTF-8 and had to be repaired).
+    /// from the text's bytes — SQLite's own, which are those of the value, valid UTF-8 or
+    /// not (as ``Value`` hashes text: by its bytes).
     func columnWithHash(_ index: Int, as type: AttributeType) -> (value: Value, hash: Int) {
-        let value = self.column(index, as: type)
-        if case let .string(text) = value, let hash = text.utf8.withContiguousStorageIfAvailable({ bytes in
+        let column = Int32(index)
+        if type == .string, sqlite3_column_type(handle, column) == SQLITE_TEXT, let start = sqlite3_column_text(handle, column) {
+            let bytes = UnsafeBufferPointer(start: start, count: Int(sqlite3_column_bytes(handle, column)))
             var hasher = Hasher()
             Value.hashString(utf8: UnsafeRawBufferPointer(bytes), into: &hasher)
-            return hasher.finalize()
-        }) {
-            return (value, hash)
+            return (Value.text(utf8: bytes), hasher.finalize())
         }
+        let value = self.column(index, as: type)
         return (value, value.hashValue)
     }
 
-    private func text(_ column: Int32) -> String {
-        guard let bytes = sqlite3_column_text(handle, column) else { return "" }
+    /// The text of a column as SQLite holds it: `.string` when its bytes are valid UTF-8,
+    /// else `.invalidUTF8` with those bytes — never repaired.
+    private func text(_ column: Int32) -> Value {
+        guard let bytes = sqlite3_column_text(handle, column) else { return .string("") }
         let count = Int(sqlite3_column_bytes(handle, column))
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        return Value.text(utf8: UnsafeBufferPointer(start: bytes, count: count))
     }
 }
 

@@ -33,12 +33,23 @@ public struct Entity: Sendable, Hashable {
 
     /// Creates an entity after checking its names.
     ///
+    /// Any identifier names an attribute — `seq`, `rowid`, `order` too — except those
+    /// starting with `_roster` in any case, which name the store's own tables and columns
+    /// (the change log keeps each before-image under a column `_roster_seq`).
+    ///
     /// - Throws: ``SchemaError`` when a name is not an identifier (`[A-Za-z_][A-Za-z0-9_]*`),
-    ///   is reserved for the store (starts with `_roster`), is used twice, or when the key
-    ///   is not one of the attributes.
+    ///   is reserved for the store (starts with `_roster`, in any case), is used twice, or
+    ///   when the key is not one of the attributes.
     public init(_ name: String, key: String, attributes: [Attribute]) throws(SchemaError) {
+        try self.init(name, key: key, attributes: attributes, allowingReservedAttributeNames: false)
+    }
+
+    /// Creates an entity after checking its names; `allowingReservedAttributeNames` lets
+    /// attribute names start with `_roster`, for a definition an older Roster stored in a
+    /// file before they were reserved, so that the file still opens.
+    init(_ name: String, key: String, attributes: [Attribute], allowingReservedAttributeNames: Bool) throws(SchemaError) {
         try Identifier.validate(name, as: "entity name")
-        guard !name.lowercased().hasPrefix("_roster") else {
+        guard !Identifier.isReserved(name) else {
             throw SchemaError("entity name '\(name)' is reserved: names starting with '_roster' belong to the store")
         }
         guard !attributes.isEmpty else { throw SchemaError("entity '\(name)' has no attributes") }
@@ -46,6 +57,9 @@ public struct Entity: Sendable, Hashable {
         var lowercased: Set<String> = []
         for (index, attribute) in attributes.enumerated() {
             try Identifier.validate(attribute.name, as: "attribute name in entity '\(name)'")
+            guard allowingReservedAttributeNames || !Identifier.isReserved(attribute.name) else {
+                throw SchemaError("attribute name '\(attribute.name)' in entity '\(name)' is reserved: names starting with '_roster' (in any case) belong to the store's own columns")
+            }
             // SQLite column names are case-insensitive, so 'Title' and 'title' collide.
             guard lowercased.insert(attribute.name.lowercased()).inserted else {
                 throw SchemaError("entity '\(name)' names attribute '\(attribute.name)' twice")
@@ -99,6 +113,12 @@ public enum Identifier {
         guard isValid(name) else {
             throw SchemaError("\(role) '\(name)' is not an identifier: use letters, digits and '_', not starting with a digit")
         }
+    }
+
+    /// Whether `name` starts with `_roster` in any case: the prefix of the store's own
+    /// tables, triggers and columns, which entities and attributes may not use.
+    static func isReserved(_ name: String) -> Bool {
+        name.lowercased().hasPrefix("_roster")
     }
 
     /// The identifier in double quotes, ready for SQL. Only call with valid identifiers.

@@ -35,8 +35,9 @@ extension CommittedChanges {
 struct CommittedChanges {
     /// Touched keys of each entity, by entity name.
     var rowsByEntity: [String: [Value: TouchedRow]] = [:]
-    /// True when the log was pruned past the last entry read: observers must re-fetch.
-    var needsResync = false
+    /// Set when observers must re-fetch instead of applying rows: the log was pruned past
+    /// the last entry read, or another connection changed the schema.
+    var resync: ResyncReason?
     /// The last change-log entry these changes include.
     var through: Int64 = 0
 }
@@ -73,6 +74,7 @@ final class ChangeTracker {
         lastDataVersion = 0
         // Start after the history already in the file: only changes from now on are news.
         cursor = try Self.integer(from: maxStatement)
+        knownPrunedThrough = try Self.integer(from: prunedStatement)
         lastDataVersion = try reader.dataVersion()
     }
 
@@ -93,9 +95,12 @@ final class ChangeTracker {
         guard newest > cursor else { return nil }
         var changes = CommittedChanges(through: newest)
         let prunedThrough = try Self.integer(from: prunedStatement)
+        // Entries were removed unread only if the mark moved past the cursor since last
+        // seen: a mark beyond every entry (foreign data) costs one resync, not one per commit.
+        let isNewlyPruned = prunedThrough > cursor && prunedThrough > knownPrunedThrough
         knownPrunedThrough = prunedThrough
-        if prunedThrough > cursor {
-            changes.needsResync = true
+        if isNewlyPruned {
+            changes.resync = .logPruned
         } else {
             for entity in entities {
                 changes.rowsByEntity[entity.name] = try touchedRows(of: entity, after: cursor, through: newest)
@@ -153,9 +158,9 @@ final class ChangeTracker {
         }
         // A key's first entry after the cursor holds its row at the cursor (none for an insert).
         let statement = try reader.prepare("""
-            SELECT c.key, b.seq IS NOT NULL, \(columns("b")), \(columns("t"))
+            SELECT c.key, b.\(SchemaCatalog.beforeSequenceColumn) IS NOT NULL, \(columns("b")), \(columns("t"))
             FROM (SELECT key, min(seq) AS first FROM _roster_changes WHERE seq > ? AND seq <= ? AND entity = ? GROUP BY key) AS c
-            LEFT JOIN \(SchemaCatalog.beforeTable(entity)) AS b ON b.seq = c.first
+            LEFT JOIN \(SchemaCatalog.beforeTable(entity)) AS b ON b.\(SchemaCatalog.beforeSequenceColumn) = c.first
             LEFT JOIN \(Identifier.quoted(entity.name)) AS t ON t.\(Identifier.quoted(entity.key.name)) = c.key
             """)
         rowStatements[entity.name] = statement
@@ -165,13 +170,21 @@ final class ChangeTracker {
     /// Removes log entries that every reader in this process has read, keeping the newest
     /// ``retainedEntries`` for readers in other processes; a reader that falls further
     /// behind re-fetches instead (``CommittedChanges/needsResync``).
+    ///
+    /// Before-images go with their entries, from the tables of before-images that exist:
+    /// an entity that no live query has ever watched has none.
     func pruneIfNeeded(using writer: Connection, entities: some Sequence<Entity>) throws(DatabaseError) {
         guard cursor - knownPrunedThrough > 2 * Self.retainedEntries else { return }
         let limit = cursor - Self.retainedEntries
         try writer.execute("BEGIN IMMEDIATE")
         do {
-            for table in [SchemaCatalog.changesTable] + entities.map(SchemaCatalog.beforeTable) {
-                let delete = try writer.prepare("DELETE FROM \(table) WHERE seq <= ?")
+            var tables = [(SchemaCatalog.changesTable, "seq")]
+            for entity in entities {
+                guard try SchemaCatalog.hasTable(named: "_roster_before_\(entity.name)", on: writer) else { continue }
+                tables.append((SchemaCatalog.beforeTable(entity), SchemaCatalog.beforeSequenceColumn))
+            }
+            for (table, sequence) in tables {
+                let delete = try writer.prepare("DELETE FROM \(table) WHERE \(sequence) <= ?")
                 try delete.bind([.integer(limit)])
                 try delete.step()
             }

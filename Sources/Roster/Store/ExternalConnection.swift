@@ -26,25 +26,28 @@ public final class ExternalConnection {
         connection.setBusyTimeout(milliseconds: milliseconds)
     }
 
-    /// Runs SQL (one or more statements) in its own transaction, committed as a whole or not at all.
+    /// Runs SQL (one or more statements, in order) in its own transaction, committed as a
+    /// whole or not at all.
     ///
-    /// - Throws: ``StoreError/database(_:)`` with SQLite's code and message (nothing is
-    ///   kept), or ``StoreError/rejectedSQL(_:)`` for transaction-control statements.
+    /// As in ``Store/execute(_:arguments:)``, SQLite itself reads the statements, and
+    /// transaction control (`BEGIN`, `COMMIT`, `END`, `ROLLBACK`, `SAVEPOINT`, `RELEASE`)
+    /// and `ATTACH`/`DETACH` are refused wherever they are: the call owns the transaction.
+    ///
+    /// - Throws: ``StoreError/database(_:)`` with SQLite's code and message, or
+    ///   ``StoreError/rejectedSQL(_:)`` naming the refused statement. Either way nothing
+    ///   is kept.
     public func execute(_ sql: String) throws(StoreError) {
-        if let keyword = RawSQL.transactionKeyword(in: sql) {
-            throw .rejectedSQL("raw SQL may not control transactions ('\(keyword)'): it runs in a transaction of its own")
-        }
         do {
             try connection.execute("BEGIN IMMEDIATE")
         } catch {
             throw .database(error)
         }
-        do {
-            try connection.execute(sql)
-            try connection.execute("COMMIT")
+        do throws(StoreError) {
+            try RawSQL.run(sql, arguments: [], on: connection, transactionReason: "it runs in a transaction of its own")
+            do throws(DatabaseError) { try connection.execute("COMMIT") } catch { throw .database(error) }
         } catch {
             if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
-            throw .database(error)
+            throw error
         }
     }
 }

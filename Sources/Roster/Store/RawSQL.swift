@@ -1,49 +1,70 @@
-/// Reads just enough of raw SQL to refuse what the store must control itself.
+/// Runs raw SQL for ``Store/execute(_:arguments:)`` and ``ExternalConnection/execute(_:)``:
+/// every statement in order, refusing those that would control the transaction it runs in.
 enum RawSQL {
-    /// The first transaction-control keyword that starts one of the statements in `sql`
-    /// (`BEGIN`, `COMMIT`, `END`, `ROLLBACK`, `SAVEPOINT`, `RELEASE`), or nil.
+    /// Runs each statement of `sql` on `connection`, in order, inside the caller's
+    /// transaction or savepoint.
     ///
-    /// It skips comments and string literals, and splits statements at `;`. It can be
-    /// fooled only into refusing, never into accepting: a statement it misreads still runs
-    /// inside the store's own transaction, which SQLite then refuses to nest.
-    static func transactionKeyword(in sql: String) -> String? {
-        let keywords: Set<String> = ["BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE"]
-        let bytes = Array(sql.utf8)
-        var index = 0
-        var atStatementStart = true
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "-"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "-") {
-                while index < bytes.count, bytes[index] != UInt8(ascii: "\n") { index += 1 }
-            } else if byte == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "*") {
-                index += 2
-                while index + 1 < bytes.count, !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/")) { index += 1 }
-                index += 2
-            } else if byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "`") {
-                index += 1
-                while index < bytes.count, bytes[index] != byte { index += 1 }
-                index += 1
-                atStatementStart = false
-            } else if byte == UInt8(ascii: ";") {
-                atStatementStart = true
-                index += 1
-            } else if isWordByte(byte) {
-                let start = index
-                while index < bytes.count, isWordByte(bytes[index]) { index += 1 }
-                if atStatementStart {
-                    let word = String(decoding: bytes[start..<index], as: UTF8.self).uppercased()
-                    if keywords.contains(word) { return word }
-                }
-                atStatementStart = false
-            } else {
-                if !(byte == 32 || (byte >= 9 && byte <= 13)) { atStatementStart = false }
-                index += 1
+    /// SQLite splits the statements and tells what each one is (see
+    /// ``Connection/rawStatements(in:)``), so quoting such as `SELECT 1 AS [']; COMMIT`
+    /// hides nothing. Refused, with the statement's number:
+    /// - transaction control (`BEGIN`, `COMMIT`, `END`, `ROLLBACK`, `SAVEPOINT`, `RELEASE`,
+    ///   `ROLLBACK TO`): the caller owns the transaction, and a `COMMIT` would make its
+    ///   later rollback undo nothing;
+    /// - `ATTACH` and `DETACH`: an attached database stays attached after a rollback, so
+    ///   a failed call would not leave the connection as it was, and the store tracks
+    ///   changes in its own file only.
+    ///
+    /// `VACUUM` is not refused here: SQLite refuses it in a transaction ("cannot VACUUM
+    /// from within a transaction"), and raw SQL always runs in one.
+    ///
+    /// A refused or failing statement leaves the statements before it run: the caller
+    /// must roll back its transaction or savepoint, which undoes them.
+    ///
+    /// - Parameters:
+    ///   - arguments: values for the `?` parameters of a single statement. Without
+    ///     arguments, parameters are null, as SQLite leaves them.
+    ///   - transactionReason: why transaction control is refused, for the message.
+    /// - Throws: ``StoreError/rejectedSQL(_:)`` for a refused statement, or for arguments
+    ///   with other than one statement; ``StoreError/database(_:)`` when SQLite refuses a
+    ///   statement.
+    static func run(_ sql: String, arguments: [Value], on connection: Connection, transactionReason: String) throws(StoreError) {
+        let statements = connection.rawStatements(in: sql)
+        while let statement = try next(of: statements, transactionReason: transactionReason) {
+            if !arguments.isEmpty, statements.count > 1 {
+                throw .rejectedSQL("raw SQL with arguments must be a single statement; statement \(statements.count) follows")
+            }
+            do throws(DatabaseError) {
+                if !arguments.isEmpty { try statement.bind(arguments) }
+                while try statement.step() {}
+            } catch {
+                throw .database(error)
             }
         }
-        return nil
+        if !arguments.isEmpty, statements.count == 0 {
+            throw .rejectedSQL("raw SQL with arguments must be a single statement; there is none")
+        }
     }
 
-    private static func isWordByte(_ byte: UInt8) -> Bool {
-        (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || (byte >= 48 && byte <= 57) || byte == 95
+    /// The next statement, with a refusal turned into a message that says what and where.
+    ///
+    /// - Throws: ``StoreError/rejectedSQL(_:)`` or ``StoreError/database(_:)``.
+    private static func next(of statements: RawStatements, transactionReason: String) throws(StoreError) -> Statement? {
+        do {
+            return try statements.next()
+        } catch {
+            switch error {
+            case let .database(error):
+                throw .database(error)
+            case let .refused(refusal):
+                let place = "('\(refusal.command)' in statement \(refusal.number))"
+                switch refusal.kind {
+                case .transactionControl:
+                    throw .rejectedSQL("raw SQL may not control transactions \(place): \(transactionReason)")
+                case .attachment:
+                    throw .rejectedSQL("raw SQL may not attach or detach databases \(place): "
+                        + "attached databases outlive a rollback, and the store tracks only its own file")
+                }
+            }
+        }
     }
 }

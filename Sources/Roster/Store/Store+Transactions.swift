@@ -83,15 +83,34 @@ extension Store {
     /// tells live queries what changed.
     ///
     /// Call it when another process may have written — on a timer, or when told so. It
-    /// costs one `PRAGMA data_version` when nothing happened.
+    /// costs one `PRAGMA data_version` when nothing happened. After a delivery failed
+    /// (observers heard the error), it delivers again even if nothing new was committed.
     ///
     /// - Returns: whether anything was committed since the last check.
+    /// - Throws: ``StoreError/database(_:)`` when the file cannot be read, or was deleted or
+    ///   replaced under the store (live queries hear that once, through their error channel).
     @discardableResult
     public func pollExternalChanges() throws(StoreError) -> Bool {
         guard !isInTransaction else { return false }
+        if writer.fileHasMoved() {
+            // Commits to the file at `path` no longer reach this store, nor its own reach others.
+            let error = StoreError.database(DatabaseError(code: .cantOpen, message: "the database file '\(path)' was deleted or replaced while the store had it open: this store no longer sees other connections' commits; open the store again"))
+            if !hasReportedMovedFile {
+                hasReportedMovedFile = true
+                for registration in observers { registration.observer?.storeDidFailToDeliver(error, mustResync: false) }
+            }
+            throw error
+        }
         let changed: Bool
-        do { changed = try tracker.fileChangedSinceLastCheck() } catch { throw .database(error) }
-        if changed { deliverChanges() }
+        do {
+            changed = try tracker.fileChangedSinceLastCheck()
+        } catch {
+            // Pollers on a timer drop what they throw; the live queries must hear it.
+            let failure = StoreError.database(error)
+            for registration in observers { registration.observer?.storeDidFailToDeliver(failure, mustResync: false) }
+            throw failure
+        }
+        if changed || hasFailedDelivery { deliverChanges() }
         return changed
     }
 

@@ -79,33 +79,27 @@ extension Store {
         }
     }
 
-    /// Runs raw SQL on the store's connection: one or more statements, atomically.
+    /// Runs raw SQL on the store's connection: one or more statements, in order, atomically.
     ///
     /// The store notices whatever the SQL changed in entity tables, as for any other
     /// write. Outside a transaction the SQL runs in its own transaction; inside one, in a
-    /// savepoint, so a failing statement undoes the ones before it. Transaction control
-    /// (`BEGIN`, `COMMIT`, `SAVEPOINT`…) is refused: use ``write(_:)`` or
-    /// ``beginTransaction()``.
+    /// savepoint, so a failing or refused statement undoes the ones before it and the
+    /// transaction goes on.
     ///
-    /// - Parameter arguments: values for `?` parameters; only with a single statement.
-    /// - Throws: ``StoreError/database(_:)`` with SQLite's code and message, or
-    ///   ``StoreError/rejectedSQL(_:)``.
+    /// Refused, whatever quoting or comments surround them, since SQLite itself reads the
+    /// statements: transaction control (`BEGIN`, `COMMIT`, `END`, `ROLLBACK`, `SAVEPOINT`,
+    /// `RELEASE`) — use ``write(_:)``, ``savepoint(_:)`` or ``beginTransaction()`` — and
+    /// `ATTACH`/`DETACH`, which would outlive a rollback. `VACUUM` fails: SQLite cannot
+    /// vacuum inside the transaction that raw SQL runs in.
+    ///
+    /// - Parameter arguments: values for the `?` parameters of a single statement.
+    /// - Throws: ``StoreError/rejectedSQL(_:)`` saying which statement was refused and
+    ///   why (e.g. `raw SQL may not control transactions ('COMMIT' in statement 2): it runs
+    ///   in the store's transaction`), or for arguments with more or fewer than one
+    ///   statement; ``StoreError/database(_:)`` with SQLite's code and message.
     public func execute(_ sql: String, arguments: [Value] = []) throws(StoreError) {
-        if let keyword = RawSQL.transactionKeyword(in: sql) {
-            throw .rejectedSQL("raw SQL may not control transactions ('\(keyword)'): use begin/commit instead")
-        }
         try atomically { () throws(StoreError) in
-            do throws(DatabaseError) {
-                if arguments.isEmpty {
-                    try writer.execute(sql)
-                } else {
-                    let statement = try writer.prepare(sql)
-                    try statement.bind(arguments)
-                    while try statement.step() {}
-                }
-            } catch {
-                throw .database(error)
-            }
+            try RawSQL.run(sql, arguments: arguments, on: writer, transactionReason: "it runs in the store's transaction")
         }
     }
 
@@ -137,7 +131,9 @@ extension Store {
     func coerce(_ value: Value, to entity: Entity, at index: Int) throws(StoreError) -> Value {
         let attribute = entity.attributes[index]
         switch (attribute.type, value) {
-        case (_, .null), (.string, .string), (.integer, .integer), (.double, .double), (.bool, .bool):
+        case let (.string, .string(text)) where text.utf8.count > StoreLimits.maxTextBytes:
+            throw .valueTooLarge(entity: entity.name, attribute: attribute.name, bytes: text.utf8.count, limit: StoreLimits.maxTextBytes)
+        case (_, .null), (.string, .string), (.string, .invalidUTF8), (.integer, .integer), (.double, .double), (.bool, .bool):
             return value
         case let (.double, .integer(number)):
             return .double(Double(number))

@@ -46,6 +46,21 @@ public final class Store {
     var isDelivering = false
     /// Set when a commit happens during delivery, so another round follows.
     var hasPendingDelivery = false
+    /// Set when a delivery failed: the next poll delivers even if no other connection
+    /// committed meanwhile, so that observers catch up as soon as reads work again.
+    var hasFailedDelivery = false
+    /// Set once observers have heard that the file was deleted or replaced.
+    var hasReportedMovedFile = false
+    /// The schema version last checked by ``checkSchema()``.
+    var knownSchemaVersion: Int64 = 0
+    /// Entities whose change log (triggers and table of before-images) this store has
+    /// found or created in the file, so that a new live query on them costs no look-up.
+    /// ``checkSchema()`` keeps it up to date when another connection changes the schema.
+    var entitiesWithChangeLog: Set<String> = []
+    /// Entities a live query started watching while their change log could not be created
+    /// at once (inside a transaction, or during a delivery): the next delivery creates it,
+    /// and their live queries re-fetch then (see ``ensureChangeLog(for:)``).
+    var pendingChangeLogs: Set<String> = []
     /// Compiled statements by SQL text, reused across writes.
     var statementCache: [String: Statement] = [:]
     /// The folder to remove when a temporary store closes.
@@ -53,11 +68,15 @@ public final class Store {
 
     /// Opens or creates the database file at `path`.
     ///
+    /// - Parameter readOnly: open an existing store for reading only: live queries work
+    ///   and hear other connections' commits; every write fails with
+    ///   ``ResultCode/readonly``. The file must already be a store of this Roster's log
+    ///   format (open it read-write once to create or upgrade it).
     /// - Throws: ``StoreError/database(_:)`` when the file cannot be opened, or
     ///   ``StoreError/schemaMismatch(entity:reason:)`` when it holds Roster metadata that
     ///   cannot be read.
-    public convenience init(path: String) throws(StoreError) {
-        try self.init(path: path, temporaryDirectory: nil)
+    public convenience init(path: String, readOnly: Bool = false) throws(StoreError) {
+        try self.init(path: path, readOnly: readOnly, temporaryDirectory: nil)
     }
 
     /// Creates a store in a new temporary file, removed when the store is released.
@@ -69,24 +88,29 @@ public final class Store {
         } catch {
             throw .database(DatabaseError(code: .cantOpen, message: "cannot create temporary directory \(directory.path): \(error)"))
         }
-        return try Store(path: directory.appendingPathComponent("store.sqlite").path, temporaryDirectory: directory)
+        return try Store(path: directory.appendingPathComponent("store.sqlite").path, readOnly: false, temporaryDirectory: directory)
     }
 
-    private init(path: String, temporaryDirectory: URL?) throws(StoreError) {
+    private init(path: String, readOnly: Bool, temporaryDirectory: URL?) throws(StoreError) {
         self.path = path
         self.temporaryDirectory = temporaryDirectory
         do {
-            writer = try Connection(path: path)
+            writer = try Connection(path: path, readOnly: readOnly)
             writer.setBusyTimeout(milliseconds: 5_000)
-            try writer.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+            if !readOnly { try writer.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL") }
         } catch {
             throw .database(error)
         }
-        try SchemaCatalog.install(on: writer)
+        if readOnly {
+            try SchemaCatalog.checkFormat(on: writer)
+        } else {
+            try SchemaCatalog.install(on: writer)
+        }
         do {
-            reader = try Connection(path: path)
+            reader = try Connection(path: path, readOnly: readOnly)
             reader.setBusyTimeout(milliseconds: 5_000)
             tracker = try ChangeTracker(reader: reader)
+            knownSchemaVersion = try reader.schemaVersion()
         } catch {
             throw .database(error)
         }
@@ -100,6 +124,19 @@ public final class Store {
             try? FileManager.default.removeItem(at: temporaryDirectory)
         }
     }
+
+    /// How long a write waits for another connection's or process's write lock before it
+    /// fails with ``ResultCode/busy`` (and changes nothing). 5 seconds by default.
+    public var busyTimeout: Duration = .seconds(5) {
+        didSet {
+            let milliseconds = Int32(clamping: busyTimeout.components.seconds * 1_000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
+            writer.setBusyTimeout(milliseconds: milliseconds)
+            reader.setBusyTimeout(milliseconds: milliseconds)
+        }
+    }
+
+    /// Whether the store was opened read-only (see ``init(path:readOnly:)``).
+    public var isReadOnly: Bool { writer.isReadOnly }
 
     /// The entities the store knows, by name.
     public var entities: [String: Entity] { entitiesByName }

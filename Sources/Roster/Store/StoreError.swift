@@ -18,6 +18,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case keyChange(entity: String, key: Value, newKey: Value)
     /// An entity's definition does not match the table already in the database file.
     case schemaMismatch(entity: String, reason: String)
+    /// A string value longer than ``StoreLimits/maxTextBytes``.
+    case valueTooLarge(entity: String, attribute: String, bytes: Int, limit: Int)
     /// A transaction call out of order, e.g. `commit()` with no transaction.
     case transaction(String)
     /// Raw SQL that the store will not run, with the reason.
@@ -47,6 +49,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "cannot change the key of \(entity) \(key) to \(newKey): delete it and insert a new one"
         case let .schemaMismatch(entity, reason):
             "entity '\(entity)' does not match the database: \(reason)"
+        case let .valueTooLarge(entity, attribute, bytes, limit):
+            "\(entity).\(attribute) takes text of at most \(limit) bytes; got \(bytes) bytes"
         case let .transaction(message), let .rejectedSQL(message):
             message
         case let .schema(error):

@@ -1,4 +1,6 @@
+import Foundation
 import Roster
+import Synchronization
 
 /// A store in a temporary WAL file holding N posts, the data every scenario runs on.
 ///
@@ -19,13 +21,27 @@ final class PostFixture {
     /// The same query in SQL, every column, for the baseline.
     static let orderedSelect = "SELECT id, day, rank, score, title, pinned FROM Post ORDER BY day DESC, rank, id"
 
+    /// Where new fixtures make their stores (``BenchmarkConfiguration/storeDirectory``);
+    /// nil for a temporary store. Set by the runner before the scenarios run.
+    static let directory = Mutex<String?>(nil)
+
     let store: Store
     let size: Int
     /// How long filling the table took, index included, in nanoseconds.
     let populateNanoseconds: UInt64
+    /// The folder made for the store under ``directory``, removed with the fixture.
+    private let folder: URL?
 
     init(size: Int) throws {
-        store = try Store.temporary()
+        if let directory = Self.directory.withLock({ $0 }) {
+            let folder = URL(fileURLWithPath: directory).appendingPathComponent("roster-bench-\(UUID().uuidString)", isDirectory: true)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            self.folder = folder
+            store = try Store(path: folder.appendingPathComponent("store.sqlite").path)
+        } else {
+            folder = nil
+            store = try Store.temporary()
+        }
         self.size = size
         try store.define(Entity("Post", key: "id", attributes: [
             Attribute("id", .string), Attribute("day", .string), Attribute("rank", .integer),
@@ -45,6 +61,11 @@ final class PostFixture {
         // not during the first measured commit.
         try store.insert("Post", ["id": "warm-up"])
         try store.delete("Post", key: "warm-up")
+    }
+
+    deinit {
+        // Connections others opened on the file may outlive this; they only see it unlinked.
+        if let folder { try? FileManager.default.removeItem(at: folder) }
     }
 
     /// The key of the i-th post of the initial rows (1-based).

@@ -1,0 +1,120 @@
+/// What another connection did to the store's tables since the last delivery.
+struct SchemaCheck {
+    /// Entities whose change-log triggers or before-image table were gone (the table was
+    /// recreated, for example by a migration tool) and have been put back: their live queries must re-fetch,
+    /// since commits in between were not logged.
+    var restored: Set<String> = []
+    /// Entities whose table is missing or no longer holds their attributes, with the
+    /// error their live queries hear.
+    var broken: [String: StoreError] = [:]
+
+    var isEmpty: Bool { restored.isEmpty && broken.isEmpty }
+}
+
+extension Store {
+    /// Checks, in the delivery's read transaction, whether another connection changed the
+    /// schema since the last check, and if so whether each entity's table still fits it
+    /// and whether each entity a live query of this store watches still has its change
+    /// log (an entity nobody watches needs none: see ``ensureChangeLog(for:)``). Costs one
+    /// `PRAGMA schema_version` when nothing changed, and one pass over `sqlite_schema`
+    /// when it did.
+    ///
+    /// Triggers of watched entities that are gone are created again through the writer
+    /// (not inside a write transaction of the store's: then the check waits for the next
+    /// delivery). A table that is gone or lost an attribute is reported, and checked again
+    /// at every delivery until it fits again.
+    ///
+    /// - Throws: ``StoreError/database(_:)`` when the schema cannot be read.
+    func checkSchema() throws(StoreError) -> SchemaCheck {
+        let version: Int64
+        do {
+            version = try reader.schemaVersion()
+        } catch {
+            throw .database(error)
+        }
+        guard version != knownSchemaVersion, !isInTransaction else { return SchemaCheck() }
+        var check = SchemaCheck()
+        var missingTriggers: [Entity] = []
+        let changeLogObjects: Set<String>
+        do { changeLogObjects = try changeLogObjectNames() } catch { throw .database(error) }
+        // Entities whose change log is still to be created are left to that.
+        let observed = Set(observers.compactMap { $0.observer?.observedEntityName }).subtracting(pendingChangeLogs)
+        for entity in entitiesByName.values.sorted(by: { $0.name < $1.name }) {
+            do throws(DatabaseError) {
+                let hasChangeLog = SchemaCatalog.changeLogObjectNames(of: entity).allSatisfy(changeLogObjects.contains)
+                if hasChangeLog {
+                    entitiesWithChangeLog.insert(entity.name)
+                } else {
+                    // Looked for again when a live query next starts watching it.
+                    entitiesWithChangeLog.remove(entity.name)
+                }
+                if let problem = try tableProblem(entity) {
+                    check.broken[entity.name] = .schemaMismatch(entity: entity.name, reason: "\(problem), by another connection: its live queries keep their results until the table fits again")
+                } else if !hasChangeLog && observed.contains(entity.name) {
+                    missingTriggers.append(entity)
+                }
+            } catch {
+                throw .database(error)
+            }
+        }
+        if !missingTriggers.isEmpty {
+            if writer.isReadOnly {
+                for entity in missingTriggers {
+                    check.broken[entity.name] = .schemaMismatch(entity: entity.name, reason: "its change-log triggers were removed by another connection, and a read-only store cannot put them back")
+                }
+            } else {
+                var sql = "BEGIN IMMEDIATE;\n"
+                for entity in missingTriggers { sql += SchemaCatalog.changeLog(for: entity) }
+                sql += "COMMIT;"
+                do {
+                    try writer.execute(sql)
+                } catch {
+                    if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
+                    for entity in missingTriggers {
+                        check.broken[entity.name] = .schemaMismatch(entity: entity.name, reason: "its change-log triggers were removed by another connection and could not be put back: \(error)")
+                    }
+                    missingTriggers = []
+                }
+                check.restored = Set(missingTriggers.map(\.name))
+                entitiesWithChangeLog.formUnion(check.restored)
+            }
+        }
+        // Checked again next time until every table fits.
+        if check.broken.isEmpty { knownSchemaVersion = version }
+        return check
+    }
+
+    /// What is wrong with the entity's table, or nil when it holds every attribute with its
+    /// column type (other columns may have been added).
+    private func tableProblem(_ entity: Entity) throws(DatabaseError) -> String? {
+        let statement = try reader.prepare("SELECT name, type FROM pragma_table_info(?)")
+        try statement.bind([.string(entity.name)])
+        var columns: [String: String] = [:]
+        while try statement.step() {
+            guard case let .string(name) = statement.column(0), case let .string(type) = statement.column(1) else { continue }
+            columns[name.lowercased()] = type.uppercased()
+        }
+        guard !columns.isEmpty else { return "its table '\(entity.name)' was dropped or renamed" }
+        for attribute in entity.attributes {
+            guard let type = columns[attribute.name.lowercased()] else {
+                return "the column '\(attribute.name)' of its table was dropped or renamed"
+            }
+            guard type == attribute.type.columnType else {
+                return "the column '\(attribute.name)' of its table is now \(type), not \(attribute.type.columnType)"
+            }
+        }
+        return nil
+    }
+
+    /// The names of the store's triggers and tables in the file, lowercased: read in one
+    /// pass over `sqlite_schema` (which has no index), not once per entity, so that a check
+    /// costs time in proportion to the number of entities, not to its square.
+    private func changeLogObjectNames() throws(DatabaseError) -> Set<String> {
+        let statement = try reader.prepare("SELECT lower(name) FROM sqlite_schema WHERE type IN ('trigger', 'table') AND name LIKE '\\_roster\\_%' ESCAPE '\\'")
+        var names: Set<String> = []
+        while try statement.step() {
+            if case let .string(name) = statement.column(0) { names.insert(name) }
+        }
+        return names
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+@testable import Roster
+
+/// Failures while delivering changes reach every live consumer, and nothing is lost: the
+/// results stay as the consumer last saw them, and once reads work again the consumer
+/// catches up exactly (a resync group when its own read failed).
+@Suite("Error channel and resync")
+struct ErrorChannelTests {
+    /// The watched posts, and another connection to the file.
+    final class Setup {
+        let watched: WatchedPosts
+        let other: ExternalConnection
+        var store: Store { watched.store }
+        var controller: ResultsController { watched.controller }
+        var recorder: GroupRecorder { watched.recorder }
+
+        init() throws {
+            watched = try WatchedPosts()
+            other = try ExternalConnection(path: watched.store.path)
+        }
+
+        func isExact() throws -> Bool { try watched.isExact() }
+    }
+
+    @Test func aTableRenamedAwayIsReportedAndItsQueriesResyncOnceItIsBack() throws {
+        let setup = try Setup()
+        let before = setup.controller.snapshot
+        // The table disappears under the store (renamed), and a write is logged meanwhile.
+        try setup.other.execute("ALTER TABLE Post RENAME TO Hidden; INSERT INTO Hidden(id, rank) VALUES ('p0', 0)")
+        try setup.store.pollExternalChanges()
+        #expect(setup.recorder.errors.count == 1, "the failure must reach the delegate")
+        #expect("\(setup.recorder.errors.first.map { "\($0)" } ?? "")".contains("dropped or renamed"))
+        #expect(setup.recorder.takeGroups().isEmpty)
+        #expect(setup.controller.snapshot == before, "the results stay as the delegate last saw them")
+
+        try setup.other.execute("ALTER TABLE Hidden RENAME TO Post")
+        try setup.store.pollExternalChanges()
+        #expect(setup.recorder.resyncs == [.schemaChanged])
+        let groups = setup.recorder.takeGroups()
+        #expect(groups.count == 1)
+        #expect(try groups.first?.apply(to: before) == setup.controller.snapshot)
+        #expect(setup.controller.indexPath(for: "p0") == IndexPath(item: 0, section: 0))
+        #expect(try setup.isExact())
+        #expect(setup.recorder.callbackOrderProblems.isEmpty)
+    }
+
+    @Test func aPollRetriesAFailedDeliveryEvenWhenNothingNewWasCommitted() throws {
+        let setup = try Setup()
+        try setup.other.execute("ALTER TABLE Post RENAME TO Hidden; UPDATE Hidden SET rank = 9 WHERE id = 'p1'")
+        try setup.store.pollExternalChanges()
+        #expect(setup.recorder.errors.count == 1)
+        // Renamed back by the store's own connection: its data version does not change.
+        try setup.store.execute("ALTER TABLE Hidden RENAME TO Post")
+        try setup.store.pollExternalChanges()
+        #expect(setup.recorder.resyncs == [.schemaChanged])
+        #expect(setup.recorder.takeGroups().count == 1)
+        #expect(try setup.isExact())
+    }
+
+    @Test func aTableRecreatedByAnotherProcessGetsItsChangeLogBackAndItsQueriesResync() throws {
+        let setup = try Setup()
+        let before = setup.controller.snapshot
+        // A migration tool rebuilds the table: the triggers go with the old one.
+        try setup.other.execute("""
+            CREATE TABLE New(id TEXT NOT NULL PRIMARY KEY, title TEXT, day TEXT, rank INTEGER, score REAL, pinned INTEGER CHECK (pinned IN (0, 1))) STRICT;
+            INSERT INTO New SELECT * FROM Post; DROP TABLE Post; ALTER TABLE New RENAME TO Post;
+            UPDATE Post SET rank = 0 WHERE id = 'p3'
+            """)
+        try setup.store.pollExternalChanges()
+        #expect(setup.recorder.errors.isEmpty)
+        #expect(setup.recorder.resyncs == [.schemaChanged])
+        let groups = setup.recorder.takeGroups()
+        #expect(try groups.first?.apply(to: before) == setup.controller.snapshot)
+        #expect(try setup.isExact())
+        // The change log works again: a later write is reported row by row.
+        try setup.other.execute("DELETE FROM Post WHERE id = 'p1'")
+        try setup.store.pollExternalChanges()
+        #expect(setup.recorder.resyncs == [.schemaChanged])
+        #expect(setup.recorder.takeGroups().map { $0.objectChanges.map(\.type) } == [[.delete]])
+        #expect(try setup.isExact())
+    }
+
+    @Test func aPrunedLogIsAResyncAnnouncedBeforeItsGroup() throws {
+        let setup = try Setup()
+        // Another process pruned the log past this store's cursor, then changed p2.
+        try setup.other.execute("UPDATE _roster_meta SET value = 1000000 WHERE name = 'pruned_through'; UPDATE Post SET rank = 7 WHERE id = 'p2'")
+        try setup.store.pollExternalChanges()
+        #expect(setup.recorder.resyncs == [.logPruned])
+        let groups = setup.recorder.takeGroups()
+        #expect(groups.count == 1)
+        // Which values changed is lost with the log: every object that stays is updated (p2 moved).
+        #expect(Set(groups.first?.objectChanges.map(\.type) ?? []) == [.move, .update])
+        #expect(try setup.isExact())
+        // The mark lies beyond every entry (foreign data): one resync, then row by row again.
+        try setup.other.execute("UPDATE Post SET title = 'x' WHERE id = 'p3'")
+        try setup.store.pollExternalChanges()
+        #expect(setup.recorder.resyncs == [.logPruned])
+        #expect(setup.recorder.takeGroups().map { $0.objectChanges.map(\.type) } == [[.update]])
+        #expect(setup.recorder.callbackOrderProblems.isEmpty)
+    }
+
+    @Test func aResyncWhoseReadFailsIsReportedAndRetriedFromWhatTheDelegateSaw() throws {
+        let setup = try Setup()
+        let before = setup.controller.snapshot
+        try setup.other.execute("""
+            UPDATE _roster_meta SET value = 1000000 WHERE name = 'pruned_through';
+            UPDATE Post SET rank = 7 WHERE id = 'p1';
+            ALTER TABLE Post RENAME TO Hidden
+            """)
+        try setup.store.pollExternalChanges()
+        #expect(setup.recorder.errors.count == 1)
+        #expect(setup.recorder.resyncs.isEmpty)
+        #expect(setup.controller.snapshot == before)
+
+        try setup.other.execute("ALTER TABLE Hidden RENAME TO Post")
+        try setup.store.pollExternalChanges()
+        #expect(setup.recorder.resyncs.count == 1)
+        let groups = setup.recorder.takeGroups()
+        #expect(groups.count == 1)
+        #expect(try groups.first?.apply(to: before) == setup.controller.snapshot)
+        #expect(try setup.isExact())
+    }
+
+    @Test func aRowThatCannotBeReadIsNeverServedWithNulls() throws {
+        let store = try postStore()
+        try store.write {
+            for rank in 0..<5_000 { try store.insert("Post", ["id": .string("p\(rank)"), "rank": .integer(Int64(rank)), "title": "t"]) }
+        }
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        let recorder = GroupRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        // Rows are loaded on demand; another process takes the table away.
+        try ExternalConnection(path: store.path).execute("ALTER TABLE Post RENAME TO Hidden")
+        #expect(controller.object(at: IndexPath(item: 4_999, section: 0)) == nil)
+        #expect(recorder.errors.count == 1, "the delegate hears why")
+        #expect(throws: StoreError.self) { _ = try controller.fetchedObjects }
+        try ExternalConnection(path: store.path).execute("ALTER TABLE Hidden RENAME TO Post")
+        #expect(controller.object(at: IndexPath(item: 4_999, section: 0))?["title"] == "t", "served whole once it can be read")
+        #expect(controller.object(at: IndexPath(item: 5_000, section: 0)) == nil, "a path outside the results is nil, not a trap")
+        #expect(controller.object(at: IndexPath(item: 0, section: 1)) == nil)
+    }
+
+    @Test func liveResultsThrowTheFailureKeepTheirResultsAndCatchUp() async throws {
+        let queue = try StoreQueue.temporary()
+        try queue.read { store in try store.define(postEntity()) }
+        try queue.write { store in try store.insert("Post", ["id": "p1", "rank": 1]) }
+        let live = try LiveResults(queue: queue, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        let other = try ExternalConnection(path: queue.path)
+        let before = live.snapshot
+        try other.execute("ALTER TABLE Post RENAME TO Hidden; INSERT INTO Hidden(id, rank) VALUES ('p0', 0)")
+        try queue.pollExternalChanges()
+        #expect(throws: StoreError.self) { _ = try live.takeChange() }
+        #expect(live.snapshot == before)
+        // Its re-fetch fails while the table is gone; nothing is dropped meanwhile.
+        #expect(throws: StoreError.self) { _ = try live.takeChange() }
+        #expect(live.hasPendingChanges)
+
+        try other.execute("ALTER TABLE Hidden RENAME TO Post")
+        try queue.pollExternalChanges()
+        let change = try #require(try await live.nextChange())
+        #expect(change.resync == .schemaChanged)
+        // LiveResults keeps every row, so its resync reports exactly what changed.
+        #expect(change.group.objectChanges.map(\.item) == ["p0"])
+        #expect(live.snapshot.sections.map(\.items) == [["p0", "p1"]])
+    }
+
+    @Test func theAsyncSequenceThrowsTheFailure() async throws {
+        let queue = try StoreQueue.temporary()
+        try queue.read { store in try store.define(postEntity()) }
+        let live = try LiveResults(queue: queue, request: FetchRequest(entity: "Post"))
+        let other = try ExternalConnection(path: queue.path)
+        try other.execute("ALTER TABLE Post RENAME TO Hidden; INSERT INTO Hidden(id, rank) VALUES ('p0', 0)")
+        try queue.pollExternalChanges()
+        await #expect(throws: StoreError.self) {
+            for try await _ in live.changes {}
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+@testable import Roster
+
+/// What a user sees when the file under a store misbehaves: another process holding the
+/// write lock, a full database, a damaged file, the file deleted or replaced, a file
+/// opened read-only. Each is a clear error; nothing is half-written; live queries keep
+/// their results; nothing traps.
+@Suite("Faults")
+struct FaultTests {
+    typealias Watched = WatchedPosts
+
+    func databaseCode(of error: any Error) -> ResultCode? {
+        if case let .database(database)? = error as? StoreError { database.code } else { nil }
+    }
+
+    @Test func anotherProcessHoldingTheWriteLockIsAClearBusyErrorAfterTheTimeout() throws {
+        let watched = try Watched()
+        watched.store.busyTimeout = .milliseconds(200)
+        let other = try Connection(path: watched.store.path)
+        try other.execute("BEGIN IMMEDIATE; UPDATE Post SET rank = 7 WHERE id = 'p1'")
+        let start = ContinuousClock.now
+        do {
+            try watched.store.insert("Post", ["id": "p9", "rank": 9])
+            Issue.record("the write went through another connection's lock")
+        } catch {
+            #expect(databaseCode(of: error) == .busy, "\(error)")
+            #expect("\(error)".contains("locked"), "\(error)")
+        }
+        #expect(ContinuousClock.now - start >= .milliseconds(150), "the store waited its busy timeout")
+        #expect(watched.recorder.takeGroups().isEmpty)
+        try other.execute("ROLLBACK")
+        try watched.store.insert("Post", ["id": "p9", "rank": 9])
+        #expect(watched.recorder.takeGroups().count == 1)
+    }
+
+    @Test func aFullDatabaseFailsTheWriteAndLosesNothing() throws {
+        let watched = try Watched()
+        let before = watched.controller.snapshot
+        // SQLite's page limit stands in for a full disk: both fail with SQLITE_FULL.
+        try watched.store.execute("PRAGMA max_page_count = \(try pageCount(watched.store) + 2)")
+        let big = String(repeating: "x", count: 20_000)
+        do {
+            try watched.store.write {
+                for index in 0..<20 { try watched.store.insert("Post", ["id": .string("big\(index)"), "title": .string(big)]) }
+            }
+            Issue.record("twenty 20 KB rows fit in two pages")
+        } catch {
+            #expect(databaseCode(of: error) == .full, "\(error)")
+        }
+        #expect(watched.recorder.takeGroups().isEmpty)
+        #expect(watched.controller.snapshot == before)
+        #expect(try watched.store.fetch("Post", key: "big0") == nil, "nothing of the failed transaction is kept")
+        try watched.store.execute("PRAGMA max_page_count = 1000000")
+        try watched.store.insert("Post", ["id": "p4", "rank": 4, "title": .string(big)])
+        #expect(watched.recorder.takeGroups().count == 1)
+    }
+
+    func pageCount(_ store: Store) throws -> Int {
+        let statement = try store.writer.prepare("PRAGMA page_count")
+        _ = try statement.step()
+        guard case let .integer(count) = statement.column(0) else { return 0 }
+        return Int(count)
+    }
+
+    @Test(arguments: 0..<12)
+    func aDamagedFileIsAnErrorNeverACrash(seed: Int) throws {
+        let source = try Watched()
+        try source.store.write {
+            for index in 0..<300 { try source.store.insert("Post", ["id": .string("q\(index)"), "rank": .integer(Int64(index)), "title": .string(String(repeating: "t", count: index))]) }
+        }
+        try Connection(path: source.store.path).execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("roster-damaged-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) } }
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: source.store.path)))
+        var random = SeededRandom(seed: UInt64(seed) &* 6_364_136_223_846_793_005 &+ 1)
+        // Garbage over a run of bytes; the first seeds also hit the header.
+        let start = seed < 3 ? Int.random(in: 0..<100, using: &random) : Int.random(in: 100..<bytes.count, using: &random)
+        for index in start..<min(bytes.count, start + Int.random(in: 1...4_096, using: &random)) {
+            bytes[index] = UInt8.random(in: 0...255, using: &random)
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: copy))
+        // Whatever the damage, each step either works or throws a StoreError.
+        do {
+            let store = try Store(path: copy)
+            let controller = try ResultsController(store: store, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+            try controller.performFetch()
+            _ = try? controller.fetchedObjects
+            try? store.insert("Post", ["id": "new", "rank": 1])
+            try? store.update("Post", key: "q5", ["rank": 500])
+            _ = try? store.pollExternalChanges()
+        } catch {
+            #expect(!"\(error)".isEmpty)
+        }
+    }
+
+    @Test func aDatabaseFileDeletedUnderALiveStoreIsReportedToLiveQueries() throws {
+        let watched = try Watched()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: watched.store.path + suffix) }
+        do {
+            _ = try watched.store.pollExternalChanges()
+            Issue.record("polling a deleted file succeeded")
+        } catch {
+            #expect("\(error)".contains("deleted or replaced"), "\(error)")
+        }
+        #expect(watched.recorder.errors.count == 1, "live queries hear it")
+    }
+
+    @Test func aDatabaseFileReplacedUnderALiveStoreIsReportedToLiveQueries() throws {
+        let watched = try Watched()
+        let other = try Watched()
+        try FileManager.default.removeItem(atPath: watched.store.path)
+        try FileManager.default.copyItem(atPath: other.store.path, toPath: watched.store.path)
+        #expect(throws: StoreError.self) { try watched.store.pollExternalChanges() }
+        #expect(watched.recorder.errors.count == 1)
+    }
+
+    @Test func aReadOnlyStoreReadsAndRefusesWritesClearly() throws {
+        let watched = try Watched()
+        let readOnly = try Store(path: watched.store.path, readOnly: true)
+        let controller = try ResultsController(store: readOnly, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        try controller.performFetch()
+        #expect(controller.snapshot == watched.controller.snapshot)
+        do {
+            try readOnly.insert("Post", ["id": "p9", "rank": 9])
+            Issue.record("a read-only store wrote")
+        } catch {
+            #expect(databaseCode(of: error) == .readonly, "\(error)")
+        }
+        // Another connection writes; the read-only store's live query hears it.
+        try watched.store.update("Post", key: "p1", ["rank": 8])
+        try readOnly.pollExternalChanges()
+        #expect(controller.snapshot == watched.controller.snapshot)
+    }
+}
+
+@Suite("Value limits")
+struct ValueLimitTests {
+    @Test func textOverTheLimitIsAClearErrorAndChangesNothing() throws {
+        let store = try postStore()
+        try store.insert("Post", ["id": "p1", "title": "short"])
+        let long = Value.string(String(repeating: "x", count: StoreLimits.maxTextBytes + 1))
+        #expect(throws: StoreError.valueTooLarge(entity: "Post", attribute: "title", bytes: StoreLimits.maxTextBytes + 1, limit: StoreLimits.maxTextBytes)) {
+            try store.update("Post", key: "p1", ["title": long])
+        }
+        #expect(throws: StoreError.self) { try store.insert("Post", ["id": "p2", "title": long]) }
+        #expect(try store.fetch("Post", key: "p1")?["title"] == "short")
+        #expect(try store.fetch("Post", key: "p2") == nil)
+        // At the limit it is stored.
+        try store.update("Post", key: "p1", ["title": .string(String(repeating: "y", count: StoreLimits.maxTextBytes))])
+    }
+}

@@ -1,0 +1,146 @@
+import CSQLite
+import Foundation
+import Testing
+@testable import Roster
+
+/// Defining many entities: Roster's own work per definition does not grow with the
+/// number of entities the file already has.
+///
+/// SQLite's does: each `CREATE TABLE` or `CREATE TRIGGER` reads the whole `sqlite_schema`
+/// table again to load the new object (it has no index), so defining entities one after
+/// another costs SQLite time in proportion to the square of their number whatever Roster
+/// does. Roster therefore runs one `CREATE` per definition (the change log's five objects
+/// come when a live query first watches the entity), and these tests hold it to adding
+/// nothing on top that grows with the schema.
+@Suite("Defining many entities")
+struct SchemaScalingTests {
+    /// A small entity, as an app with many kinds of records would define.
+    static func entity(_ index: Int) throws -> Entity {
+        try Entity("E\(index)", key: "id", attributes: [Attribute("id", .string), Attribute("title", .string), Attribute("rank", .integer)])
+    }
+
+    /// How many pages the connection has read, from its cache or from the file.
+    func pagesRead(by connection: Connection) -> Int64 {
+        var hits: Int32 = 0, misses: Int32 = 0, highest: Int32 = 0
+        sqlite3_db_status(connection.handle, SQLITE_DBSTATUS_CACHE_HIT, &hits, &highest, 0)
+        sqlite3_db_status(connection.handle, SQLITE_DBSTATUS_CACHE_MISS, &misses, &highest, 0)
+        return Int64(hits) + Int64(misses)
+    }
+
+    @Test func checkingANewEntitysNameReadsNoMoreWhenTheFileHasMoreEntities() throws {
+        /// Pages read by 20 checks of new names in a store of `count` entities.
+        func pagesForTwentyChecks(amongEntities count: Int) throws -> Int64 {
+            let store = try Store.temporary()
+            for index in 0..<count { try store.define(Self.entity(index)) }
+            let before = pagesRead(by: store.writer)
+            for index in 0..<20 {
+                #expect(try !SchemaCatalog.hasTable(named: "New\(index)", on: store.writer))
+            }
+            #expect(try SchemaCatalog.hasTable(named: "e1", on: store.writer))
+            return pagesRead(by: store.writer) - before
+        }
+        let few = try pagesForTwentyChecks(amongEntities: 10)
+        let many = try pagesForTwentyChecks(amongEntities: 300)
+        // Reading sqlite_schema would cost each check every page of it: hundreds with 300
+        // entities (7 schema rows each), against a handful with 10.
+        #expect(many <= few + 20, "20 checks read \(few) pages among 10 entities, \(many) among 300")
+    }
+
+    @Test func theCommitAfterADefinitionReadsInProportionToTheEntities() throws {
+        /// Pages the reading connection reads for the first commit after a definition (its
+        /// delivery checks every entity's table and change log, since the schema changed),
+        /// in a store of `count` entities with a live query.
+        func pagesForTheCommitAfterADefinition(amongEntities count: Int) throws -> Int64 {
+            let store = try Store.temporary()
+            for index in 0..<count { try store.define(Self.entity(index)) }
+            let controller = try ResultsController(store: store, request: FetchRequest(entity: "E0"))
+            try controller.performFetch()
+            try store.insert("E0", ["id": "a"])
+            try store.define(Entity("Later", key: "id", attributes: [Attribute("id", .string)]))
+            let before = pagesRead(by: store.reader)
+            try store.insert("E0", ["id": "b"])
+            #expect(controller.numberOfObjects == 2)
+            return pagesRead(by: store.reader) - before
+        }
+        let few = try pagesForTheCommitAfterADefinition(amongEntities: 100)
+        let many = try pagesForTheCommitAfterADefinition(amongEntities: 400)
+        // Four times the entities: about four times the pages (the schema is read once);
+        // reading sqlite_schema once per entity would be about sixteen times.
+        #expect(Double(many) < 8 * Double(few), "the commit after a definition read \(few) pages among 100 entities, \(many) among 400")
+    }
+
+    /// Defines `count` entities one by one in a store, and runs the very same SQL on a bare
+    /// connection, alternately so that both see the same load on the machine.
+    ///
+    /// - Returns: the seconds each took.
+    func defineAlongsideBareSQLite(count: Int) throws -> (roster: Double, sqlite: Double) {
+        let store = try Store.temporary()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("roster-bare-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bare = try Connection(path: folder.appendingPathComponent("bare.sqlite").path)
+        defer { bare.close() }
+        try bare.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+        try SchemaCatalog.install(on: bare)
+        let clock = ContinuousClock()
+        var roster = Duration.zero, sqlite = Duration.zero
+        for index in 0..<count {
+            let entity = try Self.entity(index)
+            roster += try clock.measure { try store.define(entity) }
+            sqlite += try clock.measure { try bare.execute("BEGIN IMMEDIATE;\n\(SchemaCatalog.creation(of: entity))COMMIT;") }
+        }
+        #expect(store.entities.count == count)
+        func seconds(_ duration: Duration) -> Double { Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18 }
+        return (seconds(roster), seconds(sqlite))
+    }
+
+    /// How many tables and triggers `sqlite_schema` holds (a table's automatic index for
+    /// its key comes with its `CREATE TABLE`).
+    func schemaObjectCount(on connection: Connection) throws -> Int64 {
+        let statement = try connection.prepare("SELECT count(*) FROM sqlite_schema WHERE type IN ('table', 'trigger')")
+        _ = try statement.step()
+        guard case let .integer(count) = statement.column(0) else { return -1 }
+        return count
+    }
+
+    @Test func definingTwoThousandEntitiesCreatesOneSchemaObjectEachAndTakesUnderTwoSeconds() throws {
+        let clock = ContinuousClock()
+        var store = try Store.temporary()
+        var before: Int64 = 0
+        var attempts: [Duration] = []
+        // A machine busy elsewhere can slow one attempt: retry before failing.
+        for _ in 0..<3 {
+            store = try Store.temporary()
+            before = try schemaObjectCount(on: store.writer)
+            let elapsed = try clock.measure {
+                for index in 0..<2_000 { try store.define(Self.entity(index)) }
+            }
+            attempts.append(elapsed)
+            if elapsed <= .seconds(2) { break }
+        }
+        // One `CREATE TABLE` per entity (SQLite re-reads its schema table for each, so each
+        // more object per entity would cost as much again): the change log waits for a watcher.
+        #expect(try schemaObjectCount(on: store.writer) - before == 2_000)
+        // About 0.8 s in a debug build on a 2-core machine (13–45 s with six objects each).
+        #expect(attempts.min()! <= .seconds(2), "defining 2,000 entities took \(attempts)")
+        // Watching one of them afterwards is cheap, and gives it (only it) a change log.
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "E1999"))
+        let watch = try clock.measure { try controller.performFetch() }
+        #expect(try schemaObjectCount(on: store.writer) - before == 2_005)
+        #expect(watch < .seconds(1), "the first live query took \(watch)")
+        try store.insert("E1999", ["id": "a"])
+        #expect(controller.numberOfObjects == 1)
+    }
+
+    @Test func definingAThousandEntitiesCostsLittleMoreThanSQLitesOwnWork() throws {
+        var attempts: [(roster: Double, sqlite: Double)] = []
+        // A machine busy elsewhere can slow one side more than the other: retry before failing.
+        for _ in 0..<3 {
+            let times = try defineAlongsideBareSQLite(count: 1_000)
+            attempts.append(times)
+            if times.roster <= 1.5 * times.sqlite + 0.5 { break }
+        }
+        let best = attempts.min { $0.roster - 1.5 * $0.sqlite < $1.roster - 1.5 * $1.sqlite }!
+        #expect(best.roster <= 1.5 * best.sqlite + 0.5, "Roster \(best.roster) s, the same SQL on a bare connection \(best.sqlite) s (attempts: \(attempts))")
+    }
+}
