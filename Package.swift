@@ -47,12 +47,24 @@ let package = Package(
             exclude: ["Feeds"]
         ),
         .executableTarget(name: "ContentLoading", dependencies: ["RosterUpdates"], path: "Examples/ContentLoading"),
-        .testTarget(name: "RosterUpdatesTests", dependencies: ["RosterUpdates"]),
-        .testTarget(name: "RosterTests", dependencies: ["Roster", "RosterUpdates"]),
+        .target(name: "RosterTestSupport", dependencies: ["RosterUpdates"], path: "Tests/RosterTestSupport"),
+        .testTarget(name: "RosterUpdatesTests", dependencies: ["RosterUpdates", "RosterTestSupport"]),
+        .testTarget(name: "RosterTests", dependencies: ["Roster", "RosterUpdates", "RosterTestSupport"]),
         .testTarget(name: "FeedReaderTests", dependencies: ["FeedReader"]),
         .testTarget(
             name: "RosterScriptTests",
-            dependencies: ["RosterScript", "Roster", "RosterUpdates", "roster", "AddressBook", "Board", "ContentLoading", "FeedReader"]
+            dependencies: ["RosterScript", "Roster", "RosterUpdates", "RosterTestSupport", "roster", "AddressBook", "Board", "ContentLoading", "FeedReader"]
+        ),
+        // Fuzz targets (Docs/Reliability.md): built with libFuzzer by Fuzz/fuzz.sh; in the
+        // ordinary build each replays its corpus in Tests/Fuzz/Corpus once.
+        .target(name: "CRosterFuzz", path: "Fuzz/CDriver"),
+        .target(name: "RosterFuzzSupport", dependencies: ["CRosterFuzz"], path: "Fuzz/Support"),
+        .executableTarget(name: "PredicateFuzzer", dependencies: ["Roster", "CSQLite", "RosterFuzzSupport"], path: "Fuzz/PredicateFuzzer"),
+        .executableTarget(name: "JSONFuzzer", dependencies: ["RosterScript", "RosterFuzzSupport"], path: "Fuzz/JSONFuzzer"),
+        .executableTarget(name: "ScriptFuzzer", dependencies: ["Roster", "RosterScript", "RosterFuzzSupport"], path: "Fuzz/ScriptFuzzer"),
+        .testTarget(
+            name: "RosterReliabilityTests",
+            dependencies: ["Roster", "RosterScript", "CSQLite", "roster", "PredicateFuzzer", "JSONFuzzer", "ScriptFuzzer"]
         ),
     ],
     swiftLanguageModes: [.v6]
