@@ -14,6 +14,33 @@ struct FaultTests {
         if case let .database(database)? = error as? StoreError { database.code } else { nil }
     }
 
+    /// The files this process has open whose path starts with `prefix` (Linux's /proc).
+    func openFiles(under prefix: String) -> [String] {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
+            .filter { $0.hasPrefix(prefix) }
+    }
+
+    /// A store that had live queries and deliveries (which compile the connection's own
+    /// `PRAGMA schema_version`) closes its file when released. It kept it open before:
+    /// the connection held a statement that held the connection, so every store leaked its
+    /// descriptors, and the script fuzzer ran out of them after about 4,000 stores.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
+    func aReleasedStoreClosesItsFiles() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("roster-fd-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("store.sqlite").path
+        do {
+            let watched = try Watched(store: Store(path: path))
+            try watched.store.insert("Post", ["id": "p9", "rank": 9])
+            try watched.store.pollExternalChanges()
+            #expect(watched.recorder.takeGroups().count == 1)
+            #expect(!openFiles(under: folder.path).isEmpty, "the store has its file open while it lives")
+        }
+        #expect(openFiles(under: folder.path).isEmpty, "files still open after the store was released: \(openFiles(under: folder.path))")
+    }
+
     @Test func anotherProcessHoldingTheWriteLockIsAClearBusyErrorAfterTheTimeout() throws {
         let watched = try Watched()
         watched.store.busyTimeout = .milliseconds(200)

@@ -12,8 +12,10 @@ final class Connection {
     let path: String
     /// What the authorizer refuses while raw SQL compiles; nil until raw SQL first runs.
     private var rawSQLAuthorizer: RawSQLAuthorizer?
-    /// `PRAGMA schema_version`, compiled once: the store reads it at every delivery.
-    private var schemaVersionStatement: Statement?
+    /// `PRAGMA schema_version`, compiled once: the store reads it at every delivery. A
+    /// bare handle, not a ``Statement``: a statement keeps its connection alive, so a
+    /// connection that kept one would never be released, nor its file closed.
+    private var schemaVersionHandle: OpaquePointer?
 
     /// Opens (or creates) the database file at `path`.
     ///
@@ -43,6 +45,8 @@ final class Connection {
     func close() {
         guard !isClosed else { return }
         isClosed = true
+        sqlite3_finalize(schemaVersionHandle)
+        schemaVersionHandle = nil
         sqlite3_close_v2(handle)
     }
 
@@ -119,16 +123,20 @@ final class Connection {
 
     /// `PRAGMA schema_version`: changes whenever any connection changes the schema.
     func schemaVersion() throws(DatabaseError) -> Int64 {
-        let statement: Statement
-        if let compiled = schemaVersionStatement {
-            statement = compiled
-        } else {
-            statement = try prepare("PRAGMA schema_version")
-            schemaVersionStatement = statement
+        if schemaVersionHandle == nil {
+            let code = sqlite3_prepare_v2(handle, "PRAGMA schema_version", -1, &schemaVersionHandle, nil)
+            guard code == SQLITE_OK else {
+                throw DatabaseError(connection: handle, code: code, sql: "PRAGMA schema_version")
+            }
         }
-        defer { statement.reset() }
-        guard try statement.step(), case let .integer(version) = statement.column(0) else { return 0 }
-        return version
+        guard let statement = schemaVersionHandle else { return 0 }
+        defer { sqlite3_reset(statement) }
+        let code = sqlite3_step(statement)
+        guard code == SQLITE_ROW else {
+            if code == SQLITE_DONE { return 0 }
+            throw DatabaseError(connection: handle, code: code, sql: "PRAGMA schema_version")
+        }
+        return sqlite3_column_int64(statement, 0)
     }
 
     /// The statements of `sql`, to compile one at a time, refusing transaction control
