@@ -11,7 +11,7 @@ struct SortDescriptorTests {
     @Test("the key is appended ascending as the last tie-breaker")
     func keyIsAppended() throws {
         let sort = try BoundSort([SortKey("day", ascending: false), SortKey("rank")], entity: Self.entity)
-        #expect(sort.orderBySQL == #""day" DESC, "rank" ASC, "id" ASC"#)
+        #expect(sort.orderBySQL == #""day" COLLATE BINARY DESC, "rank" COLLATE BINARY ASC, "id" COLLATE BINARY ASC"#)
         #expect(sort.attributeIndexes == [1, 2, 0])
         #expect(sort.ascending == [false, true, true])
     }
@@ -20,9 +20,9 @@ struct SortDescriptorTests {
     func keyAndDuplicatesAreNotRepeated() throws {
         let sort = try BoundSort([SortKey("id", ascending: false), SortKey("day"),
                                   SortKey("id")], entity: Self.entity)
-        #expect(sort.orderBySQL == #""id" DESC, "day" ASC"#)
+        #expect(sort.orderBySQL == #""id" COLLATE BINARY DESC, "day" COLLATE BINARY ASC"#)
         let empty = try BoundSort([], entity: Self.entity)
-        #expect(empty.orderBySQL == #""id" ASC"#)
+        #expect(empty.orderBySQL == #""id" COLLATE BINARY ASC"#)
     }
 
     @Test("an unknown attribute is an error naming it and the entity")

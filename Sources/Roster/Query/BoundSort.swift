@@ -41,9 +41,14 @@ public struct BoundSort: Sendable, Hashable {
         self.ascending = kept.map(\.ascending)
     }
 
-    /// The terms of an `ORDER BY` clause, e.g. `"day" DESC, "rank" ASC, "id" ASC`.
+    /// The terms of an `ORDER BY` clause, e.g. `"day" COLLATE BINARY DESC, "rank" COLLATE
+    /// BINARY ASC, "id" COLLATE BINARY ASC`.
+    ///
+    /// Each term names the BINARY collation (which numbers ignore), so that the order is
+    /// ``compare(_:_:)``'s even when another process rebuilt a column with another
+    /// collation; an index on the columns, which Roster creates with BINARY, still serves it.
     public var orderBySQL: String {
-        descriptors.map { "\(Identifier.quoted($0.attribute)) \($0.ascending ? "ASC" : "DESC")" }
+        descriptors.map { "\(Identifier.quoted($0.attribute)) COLLATE BINARY \($0.ascending ? "ASC" : "DESC")" }
             .joined(separator: ", ")
     }
 

@@ -117,7 +117,12 @@ final class Statement {
         let storage = sqlite3_column_type(handle, column)
         if storage == SQLITE_NULL { return .null }
         switch type {
-        case .bool: return .bool(sqlite3_column_int64(handle, column) != 0)
+        case .bool where storage == SQLITE_INTEGER:
+            // The column's CHECK keeps it to 0 and 1, but another writer may turn checks off
+            // (`PRAGMA ignore_check_constraints`): any other integer stays what it is, so that
+            // it keeps SQLite's order and its identity (2 and 5 are not the same `true`).
+            let number = sqlite3_column_int64(handle, column)
+            return number == 0 || number == 1 ? .bool(number == 1) : .integer(number)
         case .integer where storage == SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
         case .double where storage == SQLITE_FLOAT || storage == SQLITE_INTEGER:
             return .double(sqlite3_column_double(handle, column))

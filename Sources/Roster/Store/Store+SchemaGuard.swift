@@ -36,7 +36,13 @@ extension Store {
         var check = SchemaCheck()
         var missingTriggers: [Entity] = []
         let changeLogObjects: Set<String>
-        do { changeLogObjects = try changeLogObjectNames() } catch { throw .database(error) }
+        let looseTables: Set<String>
+        do {
+            changeLogObjects = try changeLogObjectNames()
+            looseTables = try looseTableNames()
+        } catch {
+            throw .database(error)
+        }
         // Entities whose change log is still to be created are left to that.
         let observed = Set(observers.compactMap { $0.observer?.observedEntityName }).subtracting(pendingChangeLogs)
         for entity in entitiesByName.values.sorted(by: { $0.name < $1.name }) {
@@ -48,7 +54,7 @@ extension Store {
                     // Looked for again when a live query next starts watching it.
                     entitiesWithChangeLog.remove(entity.name)
                 }
-                if let problem = try tableProblem(entity) {
+                if let problem = try tableProblem(entity, looseTables: looseTables) {
                     check.broken[entity.name] = .schemaMismatch(entity: entity.name, reason: "\(problem), by another connection: its live queries keep their results until the table fits again")
                 } else if !hasChangeLog && observed.contains(entity.name) {
                     missingTriggers.append(entity)
@@ -84,15 +90,26 @@ extension Store {
         return check
     }
 
-    /// What is wrong with the entity's table, or nil when it holds every attribute with its
-    /// column type (other columns may have been added).
-    private func tableProblem(_ entity: Entity) throws(DatabaseError) -> String? {
-        let statement = try reader.prepare("SELECT name, type FROM pragma_table_info(?)")
+    /// What is wrong with the entity's table, or nil when it still keeps Roster's rules: it
+    /// holds every attribute with its column type (other columns may have been added), the
+    /// key is its only primary key, and it is `STRICT`.
+    ///
+    /// Another process may rebuild the table as it likes. Live queries rely on these rules:
+    /// without `STRICT` a column takes values of any type (a BLOB in a TEXT column, which
+    /// SQLite orders after all text), and without the primary key two rows may share a key.
+    ///
+    /// - Parameter looseTables: the lowercased names of the file's tables that are not
+    ///   `STRICT`, when the caller read them in one pass for many entities
+    ///   (``looseTableNames()``); nil reads this entity's table alone.
+    func tableProblem(_ entity: Entity, looseTables: Set<String>? = nil) throws(DatabaseError) -> String? {
+        let statement = try reader.prepare("SELECT name, type, pk FROM pragma_table_info(?, 'main')")
         try statement.bind([.string(entity.name)])
         var columns: [String: String] = [:]
+        var primaryKey: [String] = []
         while try statement.step() {
             guard case let .string(name) = statement.column(0), case let .string(type) = statement.column(1) else { continue }
             columns[name.lowercased()] = type.uppercased()
+            if case let .integer(position) = statement.column(2), position > 0 { primaryKey.append(name.lowercased()) }
         }
         guard !columns.isEmpty else { return "its table '\(entity.name)' was dropped or renamed" }
         for attribute in entity.attributes {
@@ -103,7 +120,29 @@ extension Store {
                 return "the column '\(attribute.name)' of its table is now \(type), not \(attribute.type.columnType)"
             }
         }
-        return nil
+        guard primaryKey == [entity.key.name.lowercased()] else {
+            return "its table's primary key is now (\(primaryKey.joined(separator: ", "))), not its key '\(entity.key.name)', so rows may share a key"
+        }
+        let isLoose: Bool
+        if let looseTables {
+            isLoose = looseTables.contains(entity.name.lowercased())
+        } else {
+            let strict = try reader.prepare("SELECT strict FROM pragma_table_list(?) WHERE schema = 'main'")
+            try strict.bind([.string(entity.name)])
+            isLoose = try strict.step() && strict.column(0) == .integer(0)
+        }
+        return isLoose ? "its table is no longer STRICT, so its columns take values of any type" : nil
+    }
+
+    /// The lowercased names of the tables in the file that are not `STRICT`, in one pass
+    /// (`pragma_table_list` reads every table; once per entity it would cost the square).
+    func looseTableNames() throws(DatabaseError) -> Set<String> {
+        let statement = try reader.prepare("SELECT lower(name) FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND strict = 0")
+        var names: Set<String> = []
+        while try statement.step() {
+            if case let .string(name) = statement.column(0) { names.insert(name) }
+        }
+        return names
     }
 
     /// The names of the store's triggers and tables in the file, lowercased: read in one
