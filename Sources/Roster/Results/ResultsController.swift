@@ -280,7 +280,14 @@ extension ResultsController: StoreObserver {
         for key in touched.keys {
             oldRows[key] = touched[key]?.before ?? engine.knownRow(forKey: key)
         }
-        _ = try? engine.apply(touched: touched)
+        do {
+            _ = try engine.apply(touched: touched)
+        } catch {
+            // The re-fetching engine could not read: the delegate keeps the user's list, hears
+            // the failure, and the next delivery re-fetches from it.
+            fail(error, seen: old)
+            return
+        }
         let group = SnapshotDiff.changes(from: old, to: engine.snapshot, isUpdated: { touched[$0]?.isChanged ?? false })
         guard !group.isEmpty else { return }
         var change = IncrementalChange(group: group)
