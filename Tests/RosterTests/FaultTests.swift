@@ -83,6 +83,62 @@ struct FaultTests {
         #expect(watched.recorder.takeGroups().count == 1)
     }
 
+    /// Runs a program to its end; its status and what it printed.
+    func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// A real full disk: the store on a 512 KiB tmpfs, written past its end (`ENOSPC`), then
+    /// the file system made larger. Mounting needs root, which CI has; elsewhere the test
+    /// runs only where `mount` works, and under `CI=true` a failed mount is a failure.
+    @Test func aFullFileSystemFailsTheWriteAndLosesNothing() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("roster-full-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let mounted = try run("/bin/mount", ["-t", "tmpfs", "-o", "size=512k", "tmpfs", folder.path])
+        guard mounted.status == 0 else {
+            if ProcessInfo.processInfo.environment["CI"] == "true" {
+                Issue.record("cannot mount a tmpfs for the full-disk test: \(mounted.output)")
+            }
+            return
+        }
+        defer { _ = try? run("/bin/umount", [folder.path]) }
+
+        let watched = try Watched(store: Store(path: folder.appendingPathComponent("store.sqlite").path))
+        let before = watched.controller.snapshot
+        let big = String(repeating: "x", count: 20_000)
+        do {
+            try watched.store.write {
+                for index in 0..<40 { try watched.store.insert("Post", ["id": .string("big\(index)"), "title": .string(big)]) }
+            }
+            Issue.record("forty 20 KB rows fit in a 512 KiB file system")
+        } catch {
+            #expect(databaseCode(of: error) == .full, "\(error)")
+        }
+        #expect(watched.recorder.takeGroups().isEmpty)
+        #expect(watched.controller.snapshot == before)
+        #expect(try watched.store.fetch("Post", key: "big0") == nil, "nothing of the failed transaction is kept")
+        #expect(try watched.isExact())
+
+        // Room again: the same store writes, and its live query hears it.
+        let grown = try run("/bin/mount", ["-o", "remount,size=16m", folder.path])
+        try #require(grown.status == 0, "\(grown.output)")
+        try watched.store.write {
+            for index in 0..<40 { try watched.store.insert("Post", ["id": .string("big\(index)"), "title": .string(big)]) }
+        }
+        #expect(watched.recorder.takeGroups().map { $0.objectChanges.count } == [40])
+        #expect(try watched.isExact())
+    }
+
     func pageCount(_ store: Store) throws -> Int {
         let statement = try store.writer.prepare("PRAGMA page_count")
         _ = try statement.step()
