@@ -64,6 +64,8 @@ public final class FileChangeMonitor: Sendable {
     /// Starts watching `databasePath` and its `-wal` file.
     ///
     /// - Parameters:
+    ///   - databasePath: the database file; its folder is watched for the file and its
+    ///     `-wal` file.
     ///   - safetyInterval: how often to call `onChange` when no event came (default 1 s).
     ///   - fallbackInterval: how often to call it when file events are unavailable
     ///     (default 100 ms, as ``StoreQueue/startPolling(every:)``).

@@ -10,7 +10,7 @@ import RosterUpdates
 public struct ResultsChange: Sendable {
     /// The callbacks: section and object changes with before- and after-paths.
     public let group: ChangeGroup<Value, Value>
-    /// The batch for `performBatchUpdates`, made by the live results' ``BatchAdapter``.
+    /// The batch for `performBatchUpdates`, made by the live results' `BatchAdapter`.
     public let batch: BatchUpdate
     /// The results the change starts from (what the consumer last saw, with any
     /// user-driven edits applied).

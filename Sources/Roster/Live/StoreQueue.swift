@@ -38,7 +38,7 @@ public final class StoreQueue: Sendable {
 
     /// Opens or creates the database file at `path`.
     ///
-    /// - Throws: ``StoreError`` as ``Store/init(path:)`` does.
+    /// - Throws: ``StoreError`` as ``Store/init(path:readOnly:)`` does.
     public convenience init(path: String) throws(StoreError) {
         try self.init(store: Store(path: path))
     }

@@ -46,7 +46,10 @@ public final class ResultsController: LiveQueryRequest {
 
     /// Creates a controller; call ``performFetch()`` to load the results and start tracking.
     ///
-    /// - Parameter engine: how to keep the results current; the default is incremental.
+    /// - Parameters:
+    ///   - store: the store whose committed changes the controller reports.
+    ///   - request: what to fetch: the entity, predicate, sort keys and section attribute.
+    ///   - engine: how to keep the results current; the default is incremental.
     /// - Throws: ``StoreError`` when the entity, an attribute or the predicate does not fit.
     public init(store: Store, request: FetchRequest, engine: ResultsEngineKind = .incremental) throws(StoreError) {
         self.store = store

@@ -14,8 +14,10 @@ public final class ExternalConnection {
 
     /// Opens the file.
     ///
-    /// - Parameter busyTimeout: how long a write waits for another connection's
-    ///   transaction to end before failing with SQLITE_BUSY, in milliseconds.
+    /// - Parameters:
+    ///   - path: the database file.
+    ///   - milliseconds: how long a write waits for another connection's transaction to
+    ///     end before failing with SQLITE_BUSY.
     /// - Throws: ``StoreError/database(_:)`` when the file cannot be opened.
     public init(path: String, busyTimeout milliseconds: Int32 = 5_000) throws(StoreError) {
         do {

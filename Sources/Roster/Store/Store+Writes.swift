@@ -92,7 +92,9 @@ extension Store {
     /// `ATTACH`/`DETACH`, which would outlive a rollback. `VACUUM` fails: SQLite cannot
     /// vacuum inside the transaction that raw SQL runs in.
     ///
-    /// - Parameter arguments: values for the `?` parameters of a single statement.
+    /// - Parameters:
+    ///   - sql: one or more SQL statements.
+    ///   - arguments: values for the `?` parameters of a single statement.
     /// - Throws: ``StoreError/rejectedSQL(_:)`` saying which statement was refused and
     ///   why (e.g. `raw SQL may not control transactions ('COMMIT' in statement 2): it runs
     ///   in the store's transaction`), or for arguments with more or fewer than one

@@ -68,10 +68,13 @@ public final class Store {
 
     /// Opens or creates the database file at `path`.
     ///
-    /// - Parameter readOnly: open an existing store for reading only: live queries work
-    ///   and hear other connections' commits; every write fails with
-    ///   ``ResultCode/readonly``. The file must already be a store of this Roster's log
-    ///   format (open it read-write once to create or upgrade it).
+    /// - Parameters:
+    ///   - path: the database file; it is created when it does not exist (unless
+    ///     `readOnly`).
+    ///   - readOnly: open an existing store for reading only: live queries work and hear
+    ///     other connections' commits; every write fails with ``ResultCode/readonly``. The
+    ///     file must already be a store of this Roster's log format (open it read-write
+    ///     once to create or upgrade it).
     /// - Throws: ``StoreError/database(_:)`` when the file cannot be opened, or
     ///   ``StoreError/schemaMismatch(entity:reason:)`` when it holds Roster metadata that
     ///   cannot be read.
