@@ -11,7 +11,7 @@ struct FaultTests {
     typealias Watched = WatchedPosts
 
     func databaseCode(of error: any Error) -> ResultCode? {
-        if case let .database(database)? = error as? StoreError { database.code } else { nil }
+        (error as? StoreError)?.databaseError?.code
     }
 
     /// The files this process has open whose path starts with `prefix` (Linux's /proc).

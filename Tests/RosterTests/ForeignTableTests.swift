@@ -129,8 +129,8 @@ struct ForeignTableTests {
         #expect {
             try controller.performFetch()
         } throws: { error in
-            guard case let .schemaMismatch(entity, reason)? = error as? StoreError else { return false }
-            return entity == "Post" && reason.contains("primary key")
+            guard let error = error as? StoreError, error.code == .schemaMismatch else { return false }
+            return error.entity == "Post" && error.description.contains("primary key")
         }
     }
 }

@@ -48,8 +48,8 @@ struct RawSQLTests {
         do {
             try body()
             Issue.record("expected rejectedSQL, nothing was thrown", sourceLocation: sourceLocation)
-        } catch let StoreError.rejectedSQL(message) {
-            return message
+        } catch let error as StoreError where error.code == .rejectedSQL {
+            return error.description
         } catch {
             Issue.record("expected rejectedSQL, got \(error)", sourceLocation: sourceLocation)
         }
@@ -211,8 +211,8 @@ struct RawSQLTests {
         do {
             try store.execute("UPDATE Post SET rank = ? WHERE id = ?", arguments: [8])
             Issue.record("a missing argument was accepted")
-        } catch let StoreError.database(error) {
-            #expect(error.code == .range)
+        } catch {
+            #expect(error.databaseError?.code == .range, "\(error)")
         }
         // Arguments belong to one statement: a second one is refused, and the first undone.
         #expect(rejection { try store.execute("UPDATE Post SET rank = ?; DELETE FROM Post", arguments: [9]) }
@@ -254,8 +254,8 @@ struct RawSQLTests {
             do {
                 try run()
                 Issue.record("VACUUM ran")
-            } catch let StoreError.database(error) {
-                #expect(error.message == "cannot VACUUM from within a transaction")
+            } catch let error as StoreError {
+                #expect(error.databaseError?.message == "cannot VACUUM from within a transaction", "\(error)")
             }
         }
         #expect(!store.isInTransaction)

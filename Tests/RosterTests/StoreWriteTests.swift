@@ -42,6 +42,36 @@ struct StoreWriteTests {
         #expect(StoreError.notFound(entity: "Post", key: "p77").description == "no Post with key 'p77'")
     }
 
+    /// A caller tells failures apart by code (in a `catch` clause or with `==`) and reads
+    /// where they happened from the error's fields; SQLite's own error stays reachable.
+    @Test func errorsAreMatchedByCodeAndSayWhere() throws {
+        let store = try postStore()
+        try store.insert("Post", ["id": "p1", "rank": 1])
+        func code(_ body: () throws -> Void) -> String {
+            do {
+                try body()
+                return "none"
+            } catch StoreError.Code.duplicateKey {
+                return "duplicate"
+            } catch StoreError.Code.notFound {
+                return "not found"
+            } catch {
+                return "other: \(error)"
+            }
+        }
+        #expect(code { try store.insert("Post", ["id": "p1"]) } == "duplicate")
+        #expect(code { try store.delete("Post", key: "p9") } == "not found")
+        #expect(code { try store.insert("Post", ["id": "p2"]) } == "none")
+
+        let error = try #require(throws: StoreError.self) { try store.update("Post", key: "p1", ["titel": "x"]) }
+        #expect(error.code == .unknownAttribute && error.entity == "Post" && error.attribute == "titel")
+        #expect(error.key == nil && error.databaseError == nil)
+        let sqlite = try #require(throws: StoreError.self) { try store.execute("INSERT INTO Post(id) VALUES ('p1')") }
+        #expect(sqlite.code == .database)
+        #expect(sqlite.databaseError?.code == .constraint, "\(sqlite)")
+        #expect(sqlite.description == sqlite.databaseError?.description)
+    }
+
     @Test func rawSQLThatFailsHalfwayChangesNothing() throws {
         let store = try postStore()
         try store.insert("Post", ["id": "p1", "rank": 1])

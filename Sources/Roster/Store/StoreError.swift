@@ -1,65 +1,174 @@
 /// A write or read that the store refused, saying what was wrong and where.
 ///
-/// Every store operation that fails throws a `StoreError` and changes nothing.
-public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// No entity has this name.
-    case unknownEntity(String)
-    /// The entity has no attribute with this name.
-    case unknownAttribute(entity: String, attribute: String)
-    /// A value does not have the attribute's type.
-    case typeMismatch(entity: String, attribute: String, expected: AttributeType, value: Value)
-    /// An insert gave no key, or a null one.
-    case missingKey(entity: String, keyAttribute: String)
-    /// An insert used a key that another object already has.
-    case duplicateKey(entity: String, key: Value)
-    /// No object has this key.
-    case notFound(entity: String, key: Value)
-    /// An update tried to change an object's key.
-    case keyChange(entity: String, key: Value, newKey: Value)
-    /// An entity's definition does not match the table already in the database file.
-    case schemaMismatch(entity: String, reason: String)
-    /// A string value longer than ``StoreLimits/maxTextBytes``.
-    case valueTooLarge(entity: String, attribute: String, bytes: Int, limit: Int)
-    /// A transaction call out of order, e.g. `commit()` with no transaction.
-    case transaction(String)
-    /// Raw SQL that the store will not run, with the reason.
-    case rejectedSQL(String)
-    /// A schema definition error.
-    case schema(SchemaError)
-    /// A predicate that does not parse or does not fit the entity.
-    case predicate(PredicateError)
-    /// SQLite refused the operation.
-    case database(DatabaseError)
+/// Every store operation that fails throws a `StoreError` and changes nothing. Its
+/// ``code`` says what kind of failure it is; ``entity``, ``attribute`` and ``key`` say
+/// where, when they apply; ``description`` says it in words. A failure that SQLite, the
+/// predicate parser or an entity definition reported keeps their error
+/// (``databaseError``, ``predicateError``, ``schemaError``).
+///
+/// `StoreError` is a struct, not an enum, so that a later Roster can add a code without
+/// breaking a `switch` in your app (the pattern of GRDB's `DatabaseError` and
+/// postgres-nio's `PSQLError`). Match a code in a `catch` clause, or compare it:
+///
+/// ```swift
+/// do {
+///     try store.update("Post", key: "p9", ["rank": 2])
+/// } catch StoreError.Code.notFound {
+///     // no such post
+/// } catch let error as StoreError where error.databaseError?.code == .busy {
+///     // another process holds the write lock
+/// }
+/// ```
+public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure a ``StoreError`` is.
+    ///
+    /// Codes are static members, so new ones can be added; compare with `==`, or match
+    /// one against any error in a `catch` clause (`catch StoreError.Code.notFound`).
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, as its static member is spelt.
+        public let name: String
 
-    public var description: String {
-        switch self {
-        case let .unknownEntity(name):
-            "no entity named '\(name)'"
-        case let .unknownAttribute(entity, attribute):
-            "entity '\(entity)' has no attribute '\(attribute)'"
-        case let .typeMismatch(entity, attribute, expected, value):
-            "\(entity).\(attribute) is \(expected.article) \(expected.rawValue) attribute; got \(value.typeDescription) \(value)"
-        case let .missingKey(entity, keyAttribute):
-            "\(entity) needs a non-null key '\(keyAttribute)'"
-        case let .duplicateKey(entity, key):
-            "\(entity) with key \(key) already exists"
-        case let .notFound(entity, key):
-            "no \(entity) with key \(key)"
-        case let .keyChange(entity, key, newKey):
-            "cannot change the key of \(entity) \(key) to \(newKey): delete it and insert a new one"
-        case let .schemaMismatch(entity, reason):
-            "entity '\(entity)' does not match the database: \(reason)"
-        case let .valueTooLarge(entity, attribute, bytes, limit):
-            "\(entity).\(attribute) takes text of at most \(limit) bytes; got \(bytes) bytes"
-        case let .transaction(message), let .rejectedSQL(message):
-            message
-        case let .schema(error):
-            error.description
-        case let .predicate(error):
-            error.description
-        case let .database(error):
-            error.description
+        init(_ name: String) { self.name = name }
+
+        public var description: String { name }
+
+        /// No entity has this name.
+        public static let unknownEntity = Code("unknownEntity")
+        /// The entity has no attribute with this name.
+        public static let unknownAttribute = Code("unknownAttribute")
+        /// A value does not have the attribute's type.
+        public static let typeMismatch = Code("typeMismatch")
+        /// An insert gave no key, or a null one.
+        public static let missingKey = Code("missingKey")
+        /// An insert used a key that another object already has.
+        public static let duplicateKey = Code("duplicateKey")
+        /// No object has this key.
+        public static let notFound = Code("notFound")
+        /// An update tried to change an object's key.
+        public static let keyChange = Code("keyChange")
+        /// An entity's definition does not match the table in the database file.
+        public static let schemaMismatch = Code("schemaMismatch")
+        /// A string value longer than ``StoreLimits/maxTextBytes``.
+        public static let valueTooLarge = Code("valueTooLarge")
+        /// A transaction call out of order, e.g. `commit()` with no transaction.
+        public static let transaction = Code("transaction")
+        /// Raw SQL that the store will not run.
+        public static let rejectedSQL = Code("rejectedSQL")
+        /// An entity definition that is not valid (``StoreError/schemaError``).
+        public static let schema = Code("schema")
+        /// A predicate that does not parse or does not fit the entity
+        /// (``StoreError/predicateError``).
+        public static let predicate = Code("predicate")
+        /// SQLite refused the operation (``StoreError/databaseError``).
+        public static let database = Code("database")
+
+        /// Whether `error` is a ``StoreError`` with this code: lets a `catch` clause name a
+        /// code (`catch StoreError.Code.duplicateKey`).
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? StoreError)?.code == code
         }
+    }
+
+    /// What kind of failure this is.
+    public let code: Code
+    /// The entity the failure is about, when there is one.
+    public let entity: String?
+    /// The attribute the failure is about, when there is one.
+    public let attribute: String?
+    /// The object's key, when the failure is about one object.
+    public let key: Value?
+    /// What was wrong and where, in words.
+    public let description: String
+    /// SQLite's error, for ``Code/database``.
+    public let databaseError: DatabaseError?
+    /// The predicate's error, for ``Code/predicate``.
+    public let predicateError: PredicateError?
+    /// The definition's error, for ``Code/schema``.
+    public let schemaError: SchemaError?
+
+    init(_ code: Code, _ description: String, entity: String? = nil, attribute: String? = nil, key: Value? = nil,
+         databaseError: DatabaseError? = nil, predicateError: PredicateError? = nil, schemaError: SchemaError? = nil) {
+        self.code = code
+        self.description = description
+        self.entity = entity
+        self.attribute = attribute
+        self.key = key
+        self.databaseError = databaseError
+        self.predicateError = predicateError
+        self.schemaError = schemaError
+    }
+}
+
+extension StoreError {
+    /// No entity has this name.
+    public static func unknownEntity(_ name: String) -> StoreError {
+        StoreError(.unknownEntity, "no entity named '\(name)'", entity: name)
+    }
+
+    /// The entity has no attribute with this name.
+    public static func unknownAttribute(entity: String, attribute: String) -> StoreError {
+        StoreError(.unknownAttribute, "entity '\(entity)' has no attribute '\(attribute)'", entity: entity, attribute: attribute)
+    }
+
+    /// A value does not have the attribute's type.
+    public static func typeMismatch(entity: String, attribute: String, expected: AttributeType, value: Value) -> StoreError {
+        StoreError(.typeMismatch, "\(entity).\(attribute) is \(expected.article) \(expected.rawValue) attribute; got \(value.typeDescription) \(value)",
+                   entity: entity, attribute: attribute)
+    }
+
+    /// An insert gave no key, or a null one.
+    public static func missingKey(entity: String, keyAttribute: String) -> StoreError {
+        StoreError(.missingKey, "\(entity) needs a non-null key '\(keyAttribute)'", entity: entity, attribute: keyAttribute)
+    }
+
+    /// An insert used a key that another object already has.
+    public static func duplicateKey(entity: String, key: Value) -> StoreError {
+        StoreError(.duplicateKey, "\(entity) with key \(key) already exists", entity: entity, key: key)
+    }
+
+    /// No object has this key.
+    public static func notFound(entity: String, key: Value) -> StoreError {
+        StoreError(.notFound, "no \(entity) with key \(key)", entity: entity, key: key)
+    }
+
+    /// An update tried to change an object's key.
+    public static func keyChange(entity: String, key: Value, newKey: Value) -> StoreError {
+        StoreError(.keyChange, "cannot change the key of \(entity) \(key) to \(newKey): delete it and insert a new one", entity: entity, key: key)
+    }
+
+    /// An entity's definition does not match the table already in the database file.
+    public static func schemaMismatch(entity: String, reason: String) -> StoreError {
+        StoreError(.schemaMismatch, "entity '\(entity)' does not match the database: \(reason)", entity: entity)
+    }
+
+    /// A string value longer than ``StoreLimits/maxTextBytes``.
+    public static func valueTooLarge(entity: String, attribute: String, bytes: Int, limit: Int) -> StoreError {
+        StoreError(.valueTooLarge, "\(entity).\(attribute) takes text of at most \(limit) bytes; got \(bytes) bytes", entity: entity, attribute: attribute)
+    }
+
+    /// A transaction call out of order, e.g. `commit()` with no transaction.
+    public static func transaction(_ message: String) -> StoreError {
+        StoreError(.transaction, message)
+    }
+
+    /// Raw SQL that the store will not run, with the reason.
+    public static func rejectedSQL(_ message: String) -> StoreError {
+        StoreError(.rejectedSQL, message)
+    }
+
+    /// A schema definition error.
+    public static func schema(_ error: SchemaError) -> StoreError {
+        StoreError(.schema, error.description, schemaError: error)
+    }
+
+    /// A predicate that does not parse or does not fit the entity.
+    public static func predicate(_ error: PredicateError) -> StoreError {
+        StoreError(.predicate, error.description, predicateError: error)
+    }
+
+    /// SQLite refused the operation.
+    public static func database(_ error: DatabaseError) -> StoreError {
+        StoreError(.database, error.description, databaseError: error)
     }
 }
 
