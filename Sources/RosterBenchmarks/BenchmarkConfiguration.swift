@@ -1,5 +1,5 @@
 /// The benchmark scenarios, in the order they run.
-public enum BenchmarkScenario: String, CaseIterable, Sendable {
+package enum BenchmarkScenario: String, CaseIterable, Sendable {
     /// `performFetch()` time and memory against raw sqlite3 reading keys and sort columns.
     case fetch
     /// Single-row commits of five kinds, live query against re-fetch and diff.
@@ -23,39 +23,39 @@ public enum BenchmarkScenario: String, CaseIterable, Sendable {
 }
 
 /// What `roster bench` runs: table sizes, commits per kind, scenarios.
-public struct BenchmarkConfiguration: Sendable, Hashable {
+package struct BenchmarkConfiguration: Sendable, Hashable {
     /// The numbers of posts to fill the table with; each scenario runs once per size.
-    public var sizes: [Int]
+    package var sizes: [Int]
     /// How many single-row commits of each kind the `commit` and `queries` scenarios make.
-    public var iterations: Int
+    package var iterations: Int
     /// The scenarios to run, in order.
-    public var scenarios: [BenchmarkScenario]
+    package var scenarios: [BenchmarkScenario]
     /// How many of the `commit` scenario's commits per kind the baseline re-fetches and
     /// checks too (the first ones); nil for all. At a million rows the baseline takes
     /// seconds a commit, so a run can time a few hundred live-query commits against a
     /// sample of baseline ones; the live query's results are then checked whole at the end.
     /// In the `cross-process` scenario: how many commits the polling baseline makes, at
     /// about 100 ms each (nil: at most 50).
-    public var baselineIterations: Int?
+    package var baselineIterations: Int?
     /// The folder to make the stores in (each in a new folder of its own, removed when
     /// done); nil for the system's temporary folder.
-    public var storeDirectory: String?
+    package var storeDirectory: String?
     /// The executable that runs `bench-writer`, the other process of the `cross-process`
     /// scenario (`roster` itself); nil skips that scenario.
-    public var writerExecutable: String?
+    package var writerExecutable: String?
 
     /// Creates a configuration.
-    public init(sizes: [Int], iterations: Int, scenarios: [BenchmarkScenario] = BenchmarkScenario.allCases) {
+    package init(sizes: [Int], iterations: Int, scenarios: [BenchmarkScenario] = BenchmarkScenario.allCases) {
         self.sizes = sizes
         self.iterations = iterations
         self.scenarios = scenarios
     }
 
     /// 10,000, 100,000 and 1,000,000 posts; 200 commits per kind; every scenario.
-    public static let standard = BenchmarkConfiguration(sizes: [10_000, 100_000, 1_000_000], iterations: 200)
+    package static let standard = BenchmarkConfiguration(sizes: [10_000, 100_000, 1_000_000], iterations: 200)
 
     /// 2,000 and 20,000 posts; 30 commits per kind: a quick run for CI and tests.
-    public static let quick = BenchmarkConfiguration(sizes: [2_000, 20_000], iterations: 30)
+    package static let quick = BenchmarkConfiguration(sizes: [2_000, 20_000], iterations: 30)
 
     /// Rounds of the `feed` and `bulk` scenarios: fewer when the run is short.
     var rounds: Int { iterations >= 100 ? 5 : 3 }

@@ -14,14 +14,14 @@ import Roster
 /// ``BenchmarkConfiguration/storeDirectory``) for each size, measures Roster and its baseline
 /// side by side, and prints its rows as soon as a size is done. Build in release mode for
 /// meaningful numbers.
-public struct BenchmarkRunner {
+package struct BenchmarkRunner {
     /// What to run.
-    public let configuration: BenchmarkConfiguration
+    package let configuration: BenchmarkConfiguration
     /// Where the results go.
-    public let reporter: BenchmarkReporter
+    package let reporter: BenchmarkReporter
 
     /// Creates a runner.
-    public init(configuration: BenchmarkConfiguration, reporter: BenchmarkReporter) {
+    package init(configuration: BenchmarkConfiguration, reporter: BenchmarkReporter) {
         self.configuration = configuration
         self.reporter = reporter
     }
@@ -33,7 +33,7 @@ public struct BenchmarkRunner {
     /// counted in ``BenchmarkReporter/mismatchCount``.
     ///
     /// - Throws: ``BenchmarkError`` or `StoreError` when a store or a query cannot be set up.
-    public func run() throws {
+    package func run() throws {
         try CommitClock.install()
         PostFixture.directory.withLock { $0 = configuration.storeDirectory }
         try printHeader()

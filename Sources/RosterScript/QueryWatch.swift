@@ -13,16 +13,16 @@ import Roster
 ///
 /// No script line causes these events, so each one's `line` is ``line`` (0, which no
 /// script line has). Use a watch from one isolation domain, as its store.
-public final class QueryWatch {
+package final class QueryWatch {
     /// The `line` member of every event a watch makes: 0, since no script line caused it.
-    public static let line: Int64 = 0
+    package static let line: Int64 = 0
 
     /// The store watched.
-    public let store: Store
+    package let store: Store
     /// The query's name in the events' `query` member.
-    public let name: String
+    package let name: String
     /// The query's `snapshot` event, as of its registration.
-    public let snapshot: [JSONObject]
+    package let snapshot: [JSONObject]
     private let runner: ScriptRunner
 
     /// Registers the query.
@@ -35,7 +35,7 @@ public final class QueryWatch {
     ///   - keepsMoves: whether batches keep moves as `moveItems` (`--keep-moves`).
     /// - Throws: ``QueryWatchError`` when the JSON does not parse, is not an object, or
     ///   the query does not fit the store (unknown entity or attribute, bad predicate or sort).
-    public init(store: Store, query: String, name: String = "watch", keepsMoves: Bool = false) throws(QueryWatchError) {
+    package init(store: Store, query: String, name: String = "watch", keepsMoves: Bool = false) throws(QueryWatchError) {
         self.store = store
         self.name = name
         runner = ScriptRunner(store: store, keepsMoves: keepsMoves)
@@ -63,7 +63,7 @@ public final class QueryWatch {
     /// events they caused: a group (`willChange` … `snapshot`) when the results changed,
     /// nothing when they did not. A failure to read them is an `error` event (with the
     /// `query` member when it is this query's delivery that failed), and watching goes on.
-    public func poll() -> [JSONObject] {
+    package func poll() -> [JSONObject] {
         var events: [JSONObject] = []
         do {
             try store.pollExternalChanges()
@@ -81,12 +81,12 @@ public final class QueryWatch {
 }
 
 /// Why a ``QueryWatch`` could not be set up; the message is for a person.
-public struct QueryWatchError: Error, Sendable, CustomStringConvertible {
+package struct QueryWatchError: Error, Sendable, CustomStringConvertible {
     /// What went wrong.
-    public let description: String
+    package let description: String
 
     /// Creates an error with its message.
-    public init(_ description: String) {
+    package init(_ description: String) {
         self.description = description
     }
 }

@@ -11,9 +11,9 @@ import Roster
 /// Each live query's delegate is a recorder that writes every callback as an event; after
 /// each line the runner emits what the line caused, query by query in the order the
 /// queries were registered, or an `error` event when the line could not be carried out.
-public final class ScriptRunner {
+package final class ScriptRunner {
     /// The store the script runs against.
-    public let store: Store
+    package let store: Store
     let adapter: BatchAdapter
     var queries: [(name: String, controller: ResultsController, recorder: TraceRecorder)] = []
     private var external: ExternalConnection?
@@ -22,13 +22,13 @@ public final class ScriptRunner {
     ///
     /// - Parameter keepsMoves: whether batches keep moves as `moveItems` instead of
     ///   splitting them into a delete and an insert.
-    public init(store: Store, keepsMoves: Bool = false) {
+    package init(store: Store, keepsMoves: Bool = false) {
         self.store = store
         self.adapter = BatchAdapter(keepsMoves: keepsMoves)
     }
 
     /// Runs every line of a script, handing each trace event to `emit` as it is made.
-    public func run(script: String, emit: (JSONValue) -> Void) {
+    package func run(script: String, emit: (JSONValue) -> Void) {
         var number = 0
         // "\r\n" is one Character in Swift, so a CR LF line end is not "\n" and is named too.
         for line in script.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
@@ -38,7 +38,7 @@ public final class ScriptRunner {
     }
 
     /// Runs one script line and returns the events it caused, each starting with `line`.
-    public func run(line: Substring, number: Int) -> [JSONObject] {
+    package func run(line: Substring, number: Int) -> [JSONObject] {
         let text = line.drop { $0 == " " || $0 == "\t" || $0 == "\r" }
         if text.isEmpty || text.hasPrefix("#") || text.allSatisfy(\.isWhitespace) { return [] }
         var events: [JSONObject] = []

@@ -1,15 +1,15 @@
 /// The `--pretty` form of a trace: one event per line with spaces after `:` and `,`, and
 /// a blank line before the events of each new script line, so a person can follow a
 /// long trace. Each non-blank line is still one JSON object, equal to the compact one.
-public struct TraceFormat {
+package struct TraceFormat {
     private var lastLine: JSONValue?
 
     /// Creates a formatter; it remembers the last event's line to separate groups.
-    public init() {}
+    package init() {}
 
     /// The event as readable text, preceded by a blank line when its script line differs
     /// from the previous event's.
-    public mutating func readable(_ event: JSONValue) -> String {
+    package mutating func readable(_ event: JSONValue) -> String {
         let line = event["line"]
         defer { lastLine = line }
         let text = Self.spaced(event)

@@ -9,19 +9,19 @@
 /// sort.orderBySQL   // "day" DESC, "rank" ASC, "id" ASC
 /// rows.sort { sort.compare($0, $1) < 0 }
 /// ```
-public struct BoundSort: Sendable, Hashable {
+package struct BoundSort: Sendable, Hashable {
     /// The sort keys in order of precedence, the key attribute included.
-    public let descriptors: [SortKey]
+    package let descriptors: [SortKey]
     /// The index in the entity's attributes of each sort key.
-    public let attributeIndexes: [Int]
+    package let attributeIndexes: [Int]
     /// The direction of each sort key.
-    public let ascending: [Bool]
+    package let ascending: [Bool]
 
     /// Checks the descriptors against `entity` and completes them with its key.
     ///
     /// - Throws: ``SchemaError`` naming the attribute and the entity when the entity has
     ///   no attribute of that name.
-    public init(_ descriptors: [SortKey], entity: Entity) throws(SchemaError) {
+    package init(_ descriptors: [SortKey], entity: Entity) throws(SchemaError) {
         var kept: [SortKey] = []
         var indexes: [Int] = []
         for descriptor in descriptors {
@@ -47,7 +47,7 @@ public struct BoundSort: Sendable, Hashable {
     /// Each term names the BINARY collation (which numbers ignore), so that the order is
     /// ``compare(_:_:)``'s even when another process rebuilt a column with another
     /// collation; an index on the columns, which Roster creates with BINARY, still serves it.
-    public var orderBySQL: String {
+    package var orderBySQL: String {
         descriptors.map { "\(Identifier.quoted($0.attribute)) COLLATE BINARY \($0.ascending ? "ASC" : "DESC")" }
             .joined(separator: ", ")
     }
@@ -55,7 +55,7 @@ public struct BoundSort: Sendable, Hashable {
     /// Compares two rows of the entity (values in attribute order): -1, 0 or 1.
     ///
     /// - Complexity: O(*k*) value comparisons for *k* sort keys.
-    public func compare(_ a: [Value], _ b: [Value]) -> Int {
+    package func compare(_ a: [Value], _ b: [Value]) -> Int {
         for (position, index) in attributeIndexes.enumerated() {
             let order = Value.compare(a[index], b[index])
             if order != 0 { return ascending[position] ? order : -order }
@@ -64,14 +64,14 @@ public struct BoundSort: Sendable, Hashable {
     }
 
     /// The values of the sort keys of a row, in sort order: what ``compareKeys(_:_:)`` takes.
-    public func sortKey(of row: [Value]) -> [Value] {
+    package func sortKey(of row: [Value]) -> [Value] {
         attributeIndexes.map { row[$0] }
     }
 
     /// Compares two sort keys made by ``sortKey(of:)``: -1, 0 or 1.
     ///
     /// - Complexity: O(*k*) value comparisons for *k* sort keys.
-    public func compareKeys(_ a: [Value], _ b: [Value]) -> Int {
+    package func compareKeys(_ a: [Value], _ b: [Value]) -> Int {
         for position in ascending.indices {
             let order = Value.compare(a[position], b[position])
             if order != 0 { return ascending[position] ? order : -order }

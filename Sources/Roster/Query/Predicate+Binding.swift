@@ -13,20 +13,20 @@
 /// `YES`/`NO` (as 1 and 0); `bool` takes `YES`/`NO`/`TRUE`/`FALSE` and numbers (compared
 /// with 0 and 1). `BEGINSWITH`, `ENDSWITH`, `CONTAINS` and `LIKE` need a string attribute
 /// and a string. `nil` fits everywhere.
-public struct BoundPredicate: Sendable {
+package struct BoundPredicate: Sendable {
     /// The predicate as parsed.
-    public let predicate: QueryPredicate
+    package let predicate: QueryPredicate
     /// The entity whose rows the predicate tests.
-    public let entity: Entity
+    package let entity: Entity
     /// A `WHERE` expression with every value a `?` parameter; it is parenthesized where
     /// needed, so it can stand as an operand of `AND`, `OR` or `NOT`.
-    public let sql: String
+    package let sql: String
     /// The values for the `?` parameters of ``sql``, in order.
-    public let arguments: [Value]
+    package let arguments: [Value]
     /// The indexes in the entity's attributes of the attributes the predicate reads: a row
     /// whose other attributes change keeps its answer. A test that is false whatever the
     /// row holds (`rank < nil`, `rank IN {nil}`) reads nothing.
-    public let referencedAttributes: Set<Int>
+    package let referencedAttributes: Set<Int>
     /// The checked structure.
     let root: BoundNode
 
@@ -34,7 +34,7 @@ public struct BoundPredicate: Sendable {
     ///
     /// - Throws: ``PredicateError`` at the offset of an attribute the entity does not
     ///   have, or of a value that does not fit its attribute's type.
-    public init(_ predicate: QueryPredicate, entity: Entity) throws(PredicateError) {
+    package init(_ predicate: QueryPredicate, entity: Entity) throws(PredicateError) {
         var binder = PredicateBinder(format: predicate.format, entity: entity)
         root = try binder.bind(predicate.root)
         self.predicate = predicate

@@ -5,7 +5,7 @@ extension BoundPredicate {
     ///
     /// - Complexity: O(*n*) in the size of the predicate, except that a string operator
     ///   takes O(*s*·*p*) for a string of *s* scalars and a pattern of *p*.
-    public func evaluate(_ row: [Value]) -> Bool {
+    package func evaluate(_ row: [Value]) -> Bool {
         Self.evaluate(root, row)
     }
 

@@ -13,8 +13,8 @@
 /// `nil`/`NULL`, or `%@` taking the next argument; `%K` takes an attribute name. An
 /// attribute named like a keyword is written `#name`. Keywords are case-insensitive.
 ///
-/// A predicate is only text made structure; ``BoundPredicate`` checks it against an
-/// entity and runs it. Two predicates are equal when they test the same thing, however
+/// A predicate is only text made structure; a ``FetchRequest`` checks it against its
+/// entity when a live query or a fetch runs it. Two predicates are equal when they test the same thing, however
 /// they were written: their ``description``s are then the same too.
 public struct QueryPredicate: Sendable, Hashable, CustomStringConvertible {
     /// The text this predicate was parsed from, used by error messages.

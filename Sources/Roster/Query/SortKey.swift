@@ -4,8 +4,8 @@
 /// let sort = [SortKey("day", ascending: false), SortKey("rank")]
 /// ```
 ///
-/// Sorting follows SQLite's `ORDER BY`; see ``Value/compare(_:_:collation:)``. A list
-/// of descriptors is checked against an entity by ``BoundSort``.
+/// Sorting follows SQLite's `ORDER BY`; see ``Value/compare(_:_:)``. A list of sort keys
+/// is checked against the entity when a live query or a fetch runs its request.
 public struct SortKey: Sendable, Hashable {
     /// The name of the attribute to sort by.
     public var attribute: String

@@ -1,5 +1,5 @@
 /// How strings compare: byte for byte, or with ASCII letters folded.
-public enum Collation: Sendable, Hashable {
+package enum Collation: Sendable, Hashable {
     /// SQLite's BINARY collation: UTF-8 bytes compared as unsigned numbers, then lengths.
     case binary
     /// SQLite's NOCASE collation: like ``binary``, after folding ASCII `A`–`Z` to `a`–`z`.
@@ -14,21 +14,27 @@ extension Value {
     /// Null comes first; then numbers, where integers, doubles and bools (as 0 and 1)
     /// compare with each other by their exact mathematical values — an `Int64` and a
     /// `Double` are compared without rounding either one, as SQLite's
-    /// `sqlite3IntFloatCompare` does; then text, by ``Collation``, on its bytes:
-    /// ``string(_:)`` and ``invalidUTF8(_:)`` values compare with each other as SQLite
-    /// compares their bytes.
+    /// `sqlite3IntFloatCompare` does; then text, byte for byte (SQLite's BINARY
+    /// collation): ``string(_:)`` and ``invalidUTF8(_:)`` values compare with each other as
+    /// SQLite compares their bytes.
     ///
     /// ```swift
     /// Value.compare(nil, 0)                                   // -1
     /// Value.compare(9007199254740993, 9007199254740992.0)     // 1
     /// Value.compare(true, 1)                                  // 0
-    /// Value.compare("B", "a", collation: .noCase)             // 1
+    /// Value.compare("B", "a")                                 // -1: "B" is 0x42, "a" 0x61
     /// ```
     ///
     /// A NaN double ranks as null, because SQLite stores NaN as NULL.
     ///
     /// - Complexity: O(*n*) in the length of the shorter string; O(1) otherwise.
-    public static func compare(_ a: Value, _ b: Value, collation: Collation = .binary) -> Int {
+    public static func compare(_ a: Value, _ b: Value) -> Int {
+        compare(a, b, collation: .binary)
+    }
+
+    /// Compares two values as ``compare(_:_:)`` does, with strings compared by
+    /// `collation` (a predicate's `[c]` compares with ``Collation/noCase``).
+    package static func compare(_ a: Value, _ b: Value, collation: Collation) -> Int {
         switch (a, b) {
         case let (.string(x), .string(y)):
             return compareStrings(x, y, collation: collation)

@@ -97,9 +97,9 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Checks and quotes SQL identifiers, so no name is ever pasted into SQL unchecked.
-public enum Identifier {
+package enum Identifier {
     /// Whether `name` matches `[A-Za-z_][A-Za-z0-9_]*`.
-    public static func isValid(_ name: String) -> Bool {
+    package static func isValid(_ name: String) -> Bool {
         guard let first = name.utf8.first else { return false }
         func isLetter(_ byte: UInt8) -> Bool {
             (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || byte == 95
@@ -109,7 +109,7 @@ public enum Identifier {
     }
 
     /// Throws unless `name` is a valid identifier; `role` says what the name is for.
-    public static func validate(_ name: String, as role: String) throws(SchemaError) {
+    package static func validate(_ name: String, as role: String) throws(SchemaError) {
         guard isValid(name) else {
             throw SchemaError("\(role) '\(name)' is not an identifier: use letters, digits and '_', not starting with a digit")
         }
@@ -122,5 +122,5 @@ public enum Identifier {
     }
 
     /// The identifier in double quotes, ready for SQL. Only call with valid identifiers.
-    public static func quoted(_ name: String) -> String { "\"\(name)\"" }
+    package static func quoted(_ name: String) -> String { "\"\(name)\"" }
 }

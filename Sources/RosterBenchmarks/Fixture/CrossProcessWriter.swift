@@ -17,7 +17,7 @@ import Darwin
 /// the next commit. Before each commit it pauses a random time below `maximumPause`, so
 /// that commits fall at random moments of the reader's poll timer. It stops after
 /// `commits` commits, or when standard input ends.
-public enum CrossProcessWriter {
+package enum CrossProcessWriter {
     /// The day of the inserted posts: a section in the middle of the fixture's 30.
     static let day = "2026-10-15"
 
@@ -30,7 +30,7 @@ public enum CrossProcessWriter {
     ///
     /// - Throws: `StoreError` or ``BenchmarkError`` when the store cannot be opened or a
     ///   commit fails.
-    public static func run(storePath: String, commits: Int, keyPrefix: String, maximumPause: Duration, seed: UInt64) throws {
+    package static func run(storePath: String, commits: Int, keyPrefix: String, maximumPause: Duration, seed: UInt64) throws {
         try CommitClock.install()
         guard FileManager.default.fileExists(atPath: storePath) else {
             throw BenchmarkError("no store at '\(storePath)'")

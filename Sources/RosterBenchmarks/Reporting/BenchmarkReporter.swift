@@ -9,19 +9,19 @@ import Foundation
 /// reporter.close()
 /// if reporter.mismatchCount > 0 { exit(1) }
 /// ```
-public final class BenchmarkReporter {
+package final class BenchmarkReporter {
     private let json: FileHandle?
     /// Every measurement recorded so far, in order.
-    public private(set) var measurements: [Measurement] = []
+    package private(set) var measurements: [Measurement] = []
     /// How many commits the live query and the re-fetch-and-diff baseline reported
     /// differently, or that reported something they should not have.
-    public private(set) var mismatchCount = 0
+    package private(set) var mismatchCount = 0
 
     /// Creates a reporter.
     ///
     /// - Parameter jsonPath: a file to write JSON Lines to (created or truncated), or nil.
     /// - Throws: ``BenchmarkError`` when the file cannot be created.
-    public init(jsonPath: String?) throws(BenchmarkError) {
+    package init(jsonPath: String?) throws(BenchmarkError) {
         guard let jsonPath else {
             json = nil
             return
@@ -35,7 +35,7 @@ public final class BenchmarkReporter {
     }
 
     /// Flushes and closes the JSON file.
-    public func close() {
+    package func close() {
         try? json?.close()
     }
 

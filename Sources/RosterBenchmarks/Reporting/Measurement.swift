@@ -1,18 +1,18 @@
 /// One number a benchmark measured: what `--json` writes, one object per line.
-public struct Measurement: Sendable, Hashable {
+package struct Measurement: Sendable, Hashable {
     /// The scenario that measured it: `fetch`, `commit`, `feed`, `queries` or `bulk`.
-    public var scenario: String
+    package var scenario: String
     /// The number of posts in the table.
-    public var size: Int
+    package var size: Int
     /// What was measured, dotted from general to particular, e.g. `insert.roster.commit_to_batch.median`.
-    public var metric: String
+    package var metric: String
     /// The value, in ``unit``.
-    public var value: Double
+    package var value: Double
     /// `ms`, `bytes`, `bytes/row`, `x` (a ratio) or `count`.
-    public var unit: String
+    package var unit: String
 
     /// Creates a measurement.
-    public init(scenario: String, size: Int, metric: String, value: Double, unit: String) {
+    package init(scenario: String, size: Int, metric: String, value: Double, unit: String) {
         self.scenario = scenario
         self.size = size
         self.metric = metric
@@ -23,7 +23,7 @@ public struct Measurement: Sendable, Hashable {
     /// The measurement as one JSON object on one line:
     /// `{"scenario":"commit","N":10000,"metric":"…","value":0.25,"unit":"ms"}`. A value
     /// that is not a finite number is written `null`.
-    public var jsonLine: String {
+    package var jsonLine: String {
         let number = value.isFinite ? "\(value)" : "null"
         return #"{"scenario":\#(Self.quoted(scenario)),"N":\#(size),"metric":\#(Self.quoted(metric)),"value":\#(number),"unit":\#(Self.quoted(unit))}"#
     }

@@ -1,6 +1,6 @@
 extension JSONError {
     /// The ways a text can fail to be JSON.
-    public enum Reason: Sendable, Hashable, CustomStringConvertible {
+    package enum Reason: Sendable, Hashable, CustomStringConvertible {
         /// A value was expected (at the start, after `:`, `[` or `,`), but something else,
         /// or the end of the text, was found.
         case expectedValue
@@ -42,7 +42,7 @@ extension JSONError {
         case trailingCharacters
 
         /// A short sentence that says what is wrong.
-        public var description: String {
+        package var description: String {
             switch self {
             case .expectedValue: "expected a value"
             case .invalidLiteral: "invalid literal (expected true, false or null)"

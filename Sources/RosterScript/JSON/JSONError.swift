@@ -13,14 +13,14 @@
 ///     error.reason    // .expectedCommaOrObjectEnd
 /// }
 /// ```
-public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong.
-    public var reason: Reason
+    package var reason: Reason
     /// The line of the offending character, from 1.
-    public var line: Int
+    package var line: Int
     /// The column of the offending character in its line, from 1, in Unicode scalars; one
     /// past the last character when the text ended too early.
-    public var column: Int
+    package var column: Int
 
     /// Creates an error.
     ///
@@ -28,7 +28,7 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
     ///   - reason: What is wrong.
     ///   - line: The line, from 1.
     ///   - column: The column, from 1.
-    public init(reason: Reason, line: Int = 1, column: Int) {
+    package init(reason: Reason, line: Int = 1, column: Int) {
         self.reason = reason
         self.line = line
         self.column = column
@@ -36,7 +36,7 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// `invalid JSON at column 17: <reason>`, or `invalid JSON at line 2, column 17: <reason>`
     /// when the error is past the first line.
-    public var description: String {
+    package var description: String {
         let place = line == 1 ? "column \(column)" : "line \(line), column \(column)"
         return "invalid JSON at \(place): \(reason)"
     }

@@ -13,21 +13,21 @@
 ///
 /// - Complexity: Lookup is O(*n*) for small objects and O(1) on average for objects
 ///   with more than ``indexingThreshold`` members.
-public struct JSONObject: Sendable {
+package struct JSONObject: Sendable {
     /// One member: a key and its value.
-    public typealias Member = (key: String, value: JSONValue)
+    package typealias Member = (key: String, value: JSONValue)
 
     /// The number of members above which the object keeps a hash index of its keys.
-    public static let indexingThreshold = 12
+    package static let indexingThreshold = 12
 
     /// The members, in order.
-    public private(set) var members: [Member]
+    package private(set) var members: [Member]
 
     /// Position of each key in `members`; empty while there are few members.
     private var positions: [JSONKey: Int]
 
     /// Creates an empty object.
-    public init() {
+    package init() {
         members = []
         positions = [:]
     }
@@ -36,7 +36,7 @@ public struct JSONObject: Sendable {
     ///
     /// - Parameter members: Key-value pairs.
     /// - Precondition: No key appears twice.
-    public init(uniqueKeysWithValues members: some Sequence<(String, JSONValue)>) {
+    package init(uniqueKeysWithValues members: some Sequence<(String, JSONValue)>) {
         self.init()
         for (key, value) in members {
             precondition(appendNew(key: key, value: value), "duplicate key '\(key)' in JSONObject")
@@ -44,15 +44,15 @@ public struct JSONObject: Sendable {
     }
 
     /// The keys, in order.
-    public var keys: [String] { members.map(\.key) }
+    package var keys: [String] { members.map(\.key) }
 
     /// The values, in the order of their keys.
-    public var values: [JSONValue] { members.map(\.value) }
+    package var values: [JSONValue] { members.map(\.value) }
 
     /// The position of the member named `key`, or nil if there is none.
     ///
     /// - Parameter key: A key, matched by UTF-8 bytes.
-    public func index(forKey key: String) -> Int? {
+    package func index(forKey key: String) -> Int? {
         if positions.isEmpty {
             return members.firstIndex { $0.key.utf8.elementsEqual(key.utf8) }
         }
@@ -62,7 +62,7 @@ public struct JSONObject: Sendable {
     /// Whether the object has a member named `key`.
     ///
     /// - Parameter key: A key, matched by UTF-8 bytes.
-    public func contains(key: String) -> Bool {
+    package func contains(key: String) -> Bool {
         index(forKey: key) != nil
     }
 
@@ -95,7 +95,7 @@ extension JSONObject {
     /// appends a new member, setting nil removes the member.
     ///
     /// - Parameter key: A key, matched by UTF-8 bytes.
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         get { index(forKey: key).map { members[$0].value } }
         set {
             if let newValue {
@@ -110,7 +110,7 @@ extension JSONObject {
     ///
     /// - Returns: The value it replaced, or nil if the member is new.
     @discardableResult
-    public mutating func updateValue(_ value: JSONValue, forKey key: String) -> JSONValue? {
+    package mutating func updateValue(_ value: JSONValue, forKey key: String) -> JSONValue? {
         if let index = index(forKey: key) {
             let old = members[index].value
             members[index].value = value
@@ -125,7 +125,7 @@ extension JSONObject {
     /// - Returns: The removed value, or nil if there was no such member.
     /// - Complexity: O(*n*).
     @discardableResult
-    public mutating func removeValue(forKey key: String) -> JSONValue? {
+    package mutating func removeValue(forKey key: String) -> JSONValue? {
         guard let index = index(forKey: key) else { return nil }
         let removed = members.remove(at: index).value
         rebuildPositions()

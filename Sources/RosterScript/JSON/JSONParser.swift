@@ -14,17 +14,17 @@
 /// ```
 ///
 /// - Complexity: O(*n*) in the length of the text; it works on the text's UTF-8 bytes.
-public struct JSONParser: Sendable {
+package struct JSONParser: Sendable {
     /// The nesting limit that ``init(maximumDepth:)`` uses unless told otherwise.
-    public static let defaultMaximumDepth = 512
+    package static let defaultMaximumDepth = 512
 
     /// How many arrays and objects may be nested inside one another; one more is an error.
-    public var maximumDepth: Int
+    package var maximumDepth: Int
 
     /// Creates a parser.
     ///
     /// - Parameter maximumDepth: How deep arrays and objects may nest (512 by default).
-    public init(maximumDepth: Int = JSONParser.defaultMaximumDepth) {
+    package init(maximumDepth: Int = JSONParser.defaultMaximumDepth) {
         self.maximumDepth = maximumDepth
     }
 
@@ -34,7 +34,7 @@ public struct JSONParser: Sendable {
     /// - Returns: The value.
     /// - Throws: ``JSONError`` with the reason and the line and column where the text
     ///   stops being JSON.
-    public func parse(_ text: some StringProtocol) throws(JSONError) -> JSONValue {
+    package func parse(_ text: some StringProtocol) throws(JSONError) -> JSONValue {
         let depth = maximumDepth
         if let result = text.utf8.withContiguousStorageIfAvailable({ bytes in
             JSONReader.readDocument(bytes, maximumDepth: depth)
@@ -58,7 +58,7 @@ extension JSONValue {
     /// - Parameter text: The JSON text.
     /// - Returns: The value.
     /// - Throws: ``JSONError`` with the reason and the column where the text stops being JSON.
-    public static func parse(_ text: some StringProtocol) throws(JSONError) -> JSONValue {
+    package static func parse(_ text: some StringProtocol) throws(JSONError) -> JSONValue {
         try JSONParser().parse(text)
     }
 }

@@ -3,7 +3,7 @@ extension JSONValue: Hashable {
     ///
     /// `.integer(3)` and `.number(3.0)` are different; strings are equal only when their
     /// UTF-8 bytes are; objects are equal only when their members are, in the same order.
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case let (.bool(a), .bool(b)): a == b
@@ -17,7 +17,7 @@ extension JSONValue: Hashable {
     }
 
     /// Hashes the case and the payload; strings hash their UTF-8 bytes.
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         switch self {
         case .null:
             hasher.combine(0 as UInt8)

@@ -1,6 +1,6 @@
 extension JSONValue {
     /// The kind of a JSON value, for messages such as "expected a string, found an integer".
-    public enum Kind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    package enum Kind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
         /// `null`.
         case null
         /// `true` or `false`.
@@ -17,7 +17,7 @@ extension JSONValue {
         case object
 
         /// The kind's name with its article: "an integer", "a string", "null".
-        public var description: String {
+        package var description: String {
             switch self {
             case .null: "null"
             case .integer, .array, .object: "an \(rawValue)"
@@ -27,7 +27,7 @@ extension JSONValue {
     }
 
     /// Which kind of value this is.
-    public var kind: Kind {
+    package var kind: Kind {
         switch self {
         case .null: .null
         case .bool: .bool

@@ -1,38 +1,38 @@
 extension JSONValue: ExpressibleByNilLiteral {
     /// Creates `.null` from `nil`.
-    public init(nilLiteral: ()) { self = .null }
+    package init(nilLiteral: ()) { self = .null }
 }
 
 extension JSONValue: ExpressibleByBooleanLiteral {
     /// Creates `.bool` from `true` or `false`.
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
 }
 
 extension JSONValue: ExpressibleByIntegerLiteral {
     /// Creates `.integer` from an integer literal.
-    public init(integerLiteral value: Int64) { self = .integer(value) }
+    package init(integerLiteral value: Int64) { self = .integer(value) }
 }
 
 extension JSONValue: ExpressibleByFloatLiteral {
     /// Creates `.number` from a floating-point literal.
-    public init(floatLiteral value: Double) { self = .number(value) }
+    package init(floatLiteral value: Double) { self = .number(value) }
 }
 
 extension JSONValue: ExpressibleByStringLiteral {
     /// Creates `.string` from a string literal.
-    public init(stringLiteral value: String) { self = .string(value) }
+    package init(stringLiteral value: String) { self = .string(value) }
 }
 
 extension JSONValue: ExpressibleByArrayLiteral {
     /// Creates `.array` from an array literal.
-    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    package init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 }
 
 extension JSONValue: ExpressibleByDictionaryLiteral {
     /// Creates `.object` from a dictionary literal, keeping the literal's key order.
     ///
     /// - Precondition: No key appears twice.
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    package init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(JSONObject(uniqueKeysWithValues: elements))
     }
 }

@@ -1,5 +1,5 @@
 /// How ``JSONValue/serialized(_:)`` lays out its text.
-public enum JSONStyle: Sendable, Hashable {
+package enum JSONStyle: Sendable, Hashable {
     /// One line, no spaces: `{"line":3,"query":"q1","keys":["p1","p2"]}`.
     case compact
     /// Two-space indentation, one member or element per line, `"key": value`; empty
@@ -25,7 +25,7 @@ extension JSONValue {
     ///
     /// - Parameter style: ``JSONStyle/compact`` (the default) or ``JSONStyle/pretty``.
     /// - Returns: The JSON text.
-    public func serialized(_ style: JSONStyle = .compact) -> String {
+    package func serialized(_ style: JSONStyle = .compact) -> String {
         var writer = JSONWriter(isPretty: style == .pretty)
         writer.write(self)
         return String(decoding: writer.bytes, as: UTF8.self)
@@ -34,5 +34,5 @@ extension JSONValue {
 
 extension JSONValue: CustomStringConvertible {
     /// The value as compact JSON text.
-    public var description: String { serialized() }
+    package var description: String { serialized() }
 }

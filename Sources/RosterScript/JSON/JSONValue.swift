@@ -16,7 +16,7 @@
 /// Strings compare and hash by their UTF-8 bytes, as SQLite's BINARY collation does, so
 /// a precomposed `"é"` and a decomposed `"e\u{301}"` are different values (and different
 /// object keys).
-public enum JSONValue: Sendable {
+package enum JSONValue: Sendable {
     /// `null`.
     case null
     /// `true` or `false`.
