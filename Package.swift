@@ -3,6 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "Roster",
+    // Synchronization.Mutex (StoreQueue, LiveResults) needs these on Apple's systems.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Roster", targets: ["Roster"]),
         .library(name: "RosterUpdates", targets: ["RosterUpdates"]),

@@ -22,6 +22,7 @@ struct Contact: Record {
 @main
 struct AddressBook: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "AddressBook",
         abstract: "An address book sectioned by the first letter of the last name, reacting to edits.",
         discussion: """
             Loads a few contacts, then: flips the sort A→Z / Z→A (sections and rows re-ordered, \

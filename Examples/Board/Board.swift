@@ -14,6 +14,7 @@ struct Card: Record {
 @main
 struct Board: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "Board",
         abstract: "A task board: the multi-section case, raw callbacks beside the batch.",
         discussion: """
             Five columns become five others in one transaction: a new column appears at index 4 \
@@ -72,6 +73,17 @@ struct Board: ParsableCommand {
             try store.update(fonts)
         }
         try show("Release day (one transaction)", before, board, collector, adapter)
+
+        // Triage: "Sign in" jumps from b-doing to the top of d-testing. Both columns stay,
+        // so a list view may animate it as one move: with --keep-moves the batch keeps it.
+        let beforeTriage = board.snapshot
+        try store.write {
+            var signIn = try store.fetch(Card.self, key: "k05")!
+            signIn.column = "d-testing"
+            signIn.position = -1
+            try store.update(signIn)
+        }
+        try show("Triage (a move between two columns that stay)", beforeTriage, board, collector, adapter)
 
         // The user drags "Search" from the top of a-backlog to its bottom. The list view has
         // already moved the row; the app saves the new position without hearing it back.

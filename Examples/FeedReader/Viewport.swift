@@ -2,9 +2,15 @@ import Foundation
 import Roster
 
 /// A terminal view of the list: 8 rows of the live query, with what each change did to
-/// them, drawn with plain ANSI codes.
+/// them, drawn with plain ANSI codes when standard output is a terminal, and as plain
+/// text frames, without codes or pauses, when it is a pipe or a file.
 struct Viewport {
     let rows: Int
+    /// Whether standard output is a terminal, which the codes and pauses are for.
+    var isTerminal = isatty(STDOUT_FILENO) != 0
+
+    /// `ESC [ code`, or nothing when the output is not a terminal.
+    private func ansi(_ code: String) -> String { isTerminal ? "\u{1B}[\(code)" : "" }
 
     /// Draws the first rows of the list after a change, marking inserted (+), moved (↕)
     /// and updated (~) rows, and summing up the rows that left.
@@ -12,18 +18,18 @@ struct Viewport {
         var marks: [Value: String] = [:]
         for change in group.objectChanges {
             switch change.type {
-            case .insert: marks[change.item] = "\u{1B}[32m+\u{1B}[0m"
-            case .move: marks[change.item] = "\u{1B}[33m↕\u{1B}[0m"
-            case .update: marks[change.item] = "\u{1B}[36m~\u{1B}[0m"
+            case .insert: marks[change.item] = ansi("32m") + "+" + ansi("0m")
+            case .move: marks[change.item] = ansi("33m") + "↕" + ansi("0m")
+            case .update: marks[change.item] = ansi("36m") + "~" + ansi("0m")
             case .delete: break
             }
         }
         let deleted = group.objectChanges.filter { $0.type == .delete }.count
-        var lines = ["\u{1B}[2J\u{1B}[H\u{1B}[1m\(title)\u{1B}[0m — \(posts.numberOfObjects) posts, \(deleted) left the list"]
+        var lines = [ansi("2J") + ansi("H") + ansi("1m") + "\(title)" + ansi("0m") + " — \(posts.numberOfObjects) posts, \(deleted) left the list"]
         var shown = 0
         let sections = (try? posts.sections) ?? []
         section: for (index, section) in sections.enumerated() {
-            lines.append("\u{1B}[2m\(section.name)\u{1B}[0m")
+            lines.append(ansi("2m") + "\(section.name)" + ansi("0m"))
             for item in 0..<posts.numberOfObjects(inSection: index) {
                 guard shown < rows else { break section }
                 guard let object = posts.object(at: IndexPath(item: item, section: index)) else { continue }
@@ -32,7 +38,8 @@ struct Viewport {
                 shown += 1
             }
         }
-        print(lines.joined(separator: "\n"))
-        Thread.sleep(forTimeInterval: 0.8)
+        print(lines.joined(separator: "\n") + (isTerminal ? "" : "\n"))
+        // A person watches the frames one by one; a pipe takes them all at once.
+        if isTerminal { Thread.sleep(forTimeInterval: 0.8) }
     }
 }

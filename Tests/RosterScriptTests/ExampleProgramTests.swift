@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Roster
 
 /// Every example program, run on its bundled data, does what its --help says.
 @Suite("Example programs")
@@ -17,6 +18,13 @@ struct ExampleProgramTests {
         #expect(syncs[1].contains("batch deleteSections [28, 29]"))
         #expect(syncs[2].contains("no change: nothing reported"))
         #expect(run.output.components(separatedBy: "batch valid by UIKit's rules").count == 3)
+    }
+
+    @Test func feedReaderTUIIntoAPipeIsPlainText() throws {
+        let run = try ProgramRun(program: "FeedReader", arguments: ["sync", feeds + "newsroom-1.xml", feeds + "newsroom-2.xml", "--tui"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(!run.output.contains("\u{1B}"), "escape codes written into a pipe")
+        #expect(run.output.contains("+ "), "the inserted rows are still marked")
     }
 
     @Test func feedReaderCoalescesUnderASlowList() throws {
@@ -59,6 +67,21 @@ struct ExampleProgramTests {
         #expect(run.output.contains("section insert 4 'f-shipped'"))
         #expect(run.output.contains("deleteItems [1,2] [3,0]"))
         #expect(run.output.contains("update 'k01' from [0,3] to [0,3]"))
+        // A move between two columns that stay: split by default, kept with --keep-moves.
+        #expect(run.output.contains("insertItems [2,0]") && !run.output.contains("moveItems"))
+        let keeping = try ProgramRun(program: "Board", arguments: ["--keep-moves"])
+        #expect(keeping.status == 0, "\(keeping.error)")
+        #expect(keeping.output.contains("moveItems [1,0]→[2,0]"))
+    }
+
+    @Test func usageNamesTheExecutableAndRosterHasAVersion() throws {
+        for program in ["FeedReader", "AddressBook", "Board"] {
+            let run = try ProgramRun(program: program, arguments: ["--help"])
+            #expect(run.output.contains("USAGE: \(program)"), "\(program) --help: \(run.output.prefix(300))")
+        }
+        let version = try ProgramRun(program: "roster", arguments: ["--version"])
+        #expect(version.status == 0)
+        #expect(version.output.trimmingCharacters(in: .whitespacesAndNewlines) == RosterRelease.version)
     }
 
     @Test func contentLoadingDeliversOnlyToTheRightRows() throws {

@@ -24,7 +24,7 @@ import Synchronization
 ///
 /// ```swift
 /// let queue = try StoreQueue.temporary()
-/// try queue.write { store in try store.define(postEntity) }
+/// try queue.read { store in try store.define(postEntity) }   // outside a transaction
 /// Task.detached {   // a background sync
 ///     try queue.write { store in try store.insert("Post", ["id": "p1", "day": "2026-11-20"]) }
 /// }
