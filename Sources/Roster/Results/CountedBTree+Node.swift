@@ -39,13 +39,6 @@ extension CountedBTree {
                 : Node(children: children, counts: counts, firstElements: elements)
         }
 
-        /// The number of elements below this node.
-        ///
-        /// - Complexity: O(1) for a leaf, O(children) for an inner node.
-        var elementCount: Int {
-            isLeaf ? elements.count : counts.reduce(0, +)
-        }
-
         /// The number of elements below the children before `childIndex`.
         ///
         /// - Complexity: O(children).

@@ -112,8 +112,6 @@ final class IncrementalResults {
         return keys.compactMap { loaded[$0] }
     }
 
-    /// Whether the key is in the results.
-    func contains(_ key: Value) -> Bool { arena.id(forKey: key) != nil }
 
     /// The complete row with this key, if it is in the results.
     func row(forKey key: Value) -> [Value]? {

@@ -86,12 +86,6 @@ struct ResultsState: Sendable {
         return sectionStarts[index].start..<end
     }
 
-    /// The row at an index path.
-    func row(at indexPath: IndexPath) -> [Value] {
-        let range = sectionRange(indexPath.section)
-        precondition(indexPath.item >= 0 && indexPath.item < range.count, "index path \(indexPath) is outside the results")
-        return rows[range.lowerBound + indexPath.item]
-    }
 
     /// The index path of the object with this key. O(log n).
     func indexPath(for key: Value) -> IndexPath? {

@@ -32,6 +32,15 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
         self.init(code: ResultCode(rawValue: code & 0xFF), extendedCode: extended, message: text, sql: sql)
     }
 
+    /// Whether a `PRIMARY KEY` or `UNIQUE` constraint refused the write: another row
+    /// already has the value.
+    var isUniquenessViolation: Bool {
+        // sqlite3.h defines the extended codes as macros that Swift does not import:
+        // SQLITE_CONSTRAINT_PRIMARYKEY is SQLITE_CONSTRAINT | (6 << 8) (1555),
+        // SQLITE_CONSTRAINT_UNIQUE is SQLITE_CONSTRAINT | (8 << 8) (2067).
+        extendedCode == SQLITE_CONSTRAINT | (6 << 8) || extendedCode == SQLITE_CONSTRAINT | (8 << 8)
+    }
+
     public var description: String {
         var text = "SQLite error \(code.rawValue) (\(code.name)): \(message)"
         if let sql { text += " — in `\(sql)`" }

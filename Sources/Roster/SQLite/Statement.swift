@@ -29,14 +29,6 @@ final class Statement {
     /// The number of `?` parameters the statement takes.
     var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
 
-    /// The number of columns each row has.
-    var columnCount: Int { Int(sqlite3_column_count(handle)) }
-
-    /// The name of a result column.
-    func columnName(_ index: Int) -> String {
-        sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? ""
-    }
-
     /// Resets the statement and binds `values` to its parameters, in order.
     ///
     /// - Throws: ``DatabaseError`` when the count does not match or SQLite refuses a value.

@@ -21,7 +21,7 @@ extension Store {
         try atomically { () throws(StoreError) in
             do throws(DatabaseError) {
                 try runCached(sql, row)
-            } catch where error.extendedCode == 1555 || error.extendedCode == 2067 {
+            } catch where error.isUniquenessViolation {
                 throw .duplicateKey(entity: entity.name, key: key)
             } catch {
                 throw .database(error)
