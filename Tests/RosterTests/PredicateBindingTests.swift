@@ -14,7 +14,7 @@ struct PredicateBindingTests {
 
     @Test("an unknown attribute is an error naming it, the entity and the offset")
     func unknownAttribute() {
-        let error = #expect(throws: PredicateError.self) { try Self.bind("rank > 1 AND rnak < 3") }
+        let error = #expect(throws: QueryPredicateError.self) { try Self.bind("rank > 1 AND rnak < 3") }
         #expect(error?.offset == 13)
         #expect(error?.description == "predicate \"rank > 1 AND rnak < 3\" at offset 13: entity 'Post' has no attribute 'rnak'")
     }
@@ -32,7 +32,7 @@ struct PredicateBindingTests {
         ("title CONTAINS 3", 15, "attribute 'title' of entity 'Post' is string and cannot be compared with 3: use a quoted string"),
     ])
     func typeMismatch(format: String, offset: Int, reason: String) {
-        let error = #expect(throws: PredicateError.self) { try Self.bind(format) }
+        let error = #expect(throws: QueryPredicateError.self) { try Self.bind(format) }
         #expect(error?.offset == offset)
         #expect(error?.reason == reason)
     }

@@ -86,7 +86,7 @@ struct PredicateParserTests {
         ("rank 1", 5, "expected an operator after 'rank', found the number 1"),
     ])
     func malformed(format: String, offset: Int, reason: String) {
-        let error = #expect(throws: PredicateError.self) { try QueryPredicate(format) }
+        let error = #expect(throws: QueryPredicateError.self) { try QueryPredicate(format) }
         #expect(error?.offset == offset)
         #expect(error?.reason == reason)
         #expect(error?.format == format)
@@ -94,19 +94,19 @@ struct PredicateParserTests {
 
     @Test("the error's description quotes the text, the offset and the reason")
     func errorDescription() {
-        let error = #expect(throws: PredicateError.self) { try QueryPredicate("rank > ") }
+        let error = #expect(throws: QueryPredicateError.self) { try QueryPredicate("rank > ") }
         #expect(error?.description == "predicate \"rank > \" at offset 7: expected a value after '>'")
     }
 
     @Test("too few or too many arguments is an error")
     func argumentCount() {
-        let tooFew = #expect(throws: PredicateError.self) { try QueryPredicate("rank > %@ AND rank < %@", 1) }
+        let tooFew = #expect(throws: QueryPredicateError.self) { try QueryPredicate("rank > %@ AND rank < %@", 1) }
         #expect(tooFew?.offset == 21)
         #expect(tooFew?.reason == "no argument left for %@: only 1 argument given")
-        let tooMany = #expect(throws: PredicateError.self) { try QueryPredicate("rank > %@", 1, 2) }
+        let tooMany = #expect(throws: QueryPredicateError.self) { try QueryPredicate("rank > %@", 1, 2) }
         #expect(tooMany?.offset == 9)
         #expect(tooMany?.reason == "2 arguments given, but the predicate has 1 placeholder")
-        let badKey = #expect(throws: PredicateError.self) { try QueryPredicate("%K > 1", 3) }
+        let badKey = #expect(throws: QueryPredicateError.self) { try QueryPredicate("%K > 1", 3) }
         #expect(badKey?.reason == "%K needs an attribute name as a string argument")
     }
 

@@ -32,9 +32,9 @@ package struct BoundPredicate: Sendable {
 
     /// Checks `predicate` against `entity`.
     ///
-    /// - Throws: ``PredicateError`` at the offset of an attribute the entity does not
+    /// - Throws: ``QueryPredicateError`` at the offset of an attribute the entity does not
     ///   have, or of a value that does not fit its attribute's type.
-    package init(_ predicate: QueryPredicate, entity: Entity) throws(PredicateError) {
+    package init(_ predicate: QueryPredicate, entity: Entity) throws(QueryPredicateError) {
         var binder = PredicateBinder(format: predicate.format, entity: entity)
         root = try binder.bind(predicate.root)
         self.predicate = predicate

@@ -12,7 +12,7 @@ struct PredicateBinder {
         self.entity = entity
     }
 
-    mutating func bind(_ node: PredicateNode) throws(PredicateError) -> BoundNode {
+    mutating func bind(_ node: PredicateNode) throws(QueryPredicateError) -> BoundNode {
         switch node {
         case let .constant(value): return .constant(value)
         case let .not(operand): return .not(try bind(operand))
@@ -22,21 +22,21 @@ struct PredicateBinder {
         }
     }
 
-    private mutating func bindAll(_ nodes: [PredicateNode]) throws(PredicateError) -> [BoundNode] {
+    private mutating func bindAll(_ nodes: [PredicateNode]) throws(QueryPredicateError) -> [BoundNode] {
         var bound: [BoundNode] = []
         for node in nodes { bound.append(try bind(node)) }
         return bound
     }
 
-    private mutating func bind(_ comparison: Comparison) throws(PredicateError) -> BoundNode {
+    private mutating func bind(_ comparison: Comparison) throws(QueryPredicateError) -> BoundNode {
         guard let index = entity.index(of: comparison.attribute) else {
-            throw PredicateError(format: format, offset: comparison.attributeOffset,
+            throw QueryPredicateError(format: format, offset: comparison.attributeOffset,
                                  reason: "entity '\(entity.name)' has no attribute '\(comparison.attribute)'")
         }
         let attribute = entity.attributes[index]
         let op = comparison.op
         if op.isStringOperator && attribute.type != .string {
-            throw PredicateError(format: format, offset: comparison.attributeOffset,
+            throw QueryPredicateError(format: format, offset: comparison.attributeOffset,
                                  reason: "\(op.rawValue) needs a string attribute, but '\(attribute.name)' of entity '\(entity.name)' is \(attribute.type.rawValue)")
         }
         for (value, offset) in zip(comparison.operand.values, comparison.valueOffsets) {
@@ -50,11 +50,11 @@ struct PredicateBinder {
             patternBytes += pattern.bytes.count
             // Bounds on the work of evaluating the predicate in Swift on a long value.
             guard stringComparisons <= PredicateLimits.maxStringComparisons else {
-                throw PredicateError(format: format, offset: comparison.attributeOffset,
+                throw QueryPredicateError(format: format, offset: comparison.attributeOffset,
                                      reason: "more than \(PredicateLimits.maxStringComparisons) string operators (BEGINSWITH, ENDSWITH, CONTAINS, LIKE): each reads the whole value")
             }
             guard patternBytes <= PredicateLimits.maxPatternTotal else {
-                throw PredicateError(format: format, offset: offset,
+                throw QueryPredicateError(format: format, offset: offset,
                                      reason: "the patterns of the string operators are \(patternBytes) bytes together (wildcards quoted, [c] letters as [xX]); the limit is \(PredicateLimits.maxPatternTotal) bytes")
             }
         }
@@ -84,7 +84,7 @@ struct PredicateBinder {
     }
 
     /// Throws unless `value` can be compared with `attribute`.
-    private func check(_ value: Value, at offset: Int, against attribute: Attribute) throws(PredicateError) {
+    private func check(_ value: Value, at offset: Int, against attribute: Attribute) throws(QueryPredicateError) {
         let fits = switch (attribute.type, value) {
         case (_, .null), (.string, .string), (.string, .invalidUTF8): true
         case (.integer, .integer), (.integer, .double), (.integer, .bool): true
@@ -98,7 +98,7 @@ struct PredicateBinder {
         case .integer, .double: "use a number"
         case .bool: "use YES or NO"
         }
-        throw PredicateError(format: format, offset: offset,
+        throw QueryPredicateError(format: format, offset: offset,
                              reason: "attribute '\(attribute.name)' of entity '\(entity.name)' is \(attribute.type.rawValue) and cannot be compared with \(PredicatePrinter.literal(value)): \(hint)")
     }
 }

@@ -53,7 +53,7 @@ struct PredicateLexer {
     }
 
     /// The next token, or `.end` at the end of the text.
-    mutating func next() throws(PredicateError) -> PredicateToken {
+    mutating func next() throws(QueryPredicateError) -> PredicateToken {
         while position < scalars.count, scalars[position].properties.isWhitespace { position += 1 }
         let start = position
         guard position < scalars.count else { return PredicateToken(kind: .end, offset: start, text: "") }
@@ -61,7 +61,7 @@ struct PredicateLexer {
         return PredicateToken(kind: kind, offset: start, text: text(from: start))
     }
 
-    private mutating func lexKind(first: Unicode.Scalar) throws(PredicateError) -> PredicateToken.Kind {
+    private mutating func lexKind(first: Unicode.Scalar) throws(QueryPredicateError) -> PredicateToken.Kind {
         let start = position
         if Self.isWordStart(first) { return .word(readWord()) }
         if Self.isDigit(first) || ((first == "." || first == "-") && startsNumber(at: start)) {
@@ -119,7 +119,7 @@ struct PredicateLexer {
         return text(from: start)
     }
 
-    private mutating func readString(quote: Unicode.Scalar, start: Int) throws(PredicateError) -> String {
+    private mutating func readString(quote: Unicode.Scalar, start: Int) throws(QueryPredicateError) -> String {
         var view = String.UnicodeScalarView()
         while let scalar = peek {
             position += 1
@@ -139,7 +139,7 @@ struct PredicateLexer {
         throw error(at: start, "unterminated string: no closing \(quote)")
     }
 
-    private mutating func readModifier(start: Int) throws(PredicateError) -> String {
+    private mutating func readModifier(start: Int) throws(QueryPredicateError) -> String {
         let lettersStart = position
         while let scalar = peek, scalar.properties.isAlphabetic { position += 1 }
         let letters = text(from: lettersStart)
@@ -158,7 +158,7 @@ struct PredicateLexer {
 
     /// `-?` digits (`.` digits?)? exponent? — an integer when it has neither a point nor an
     /// exponent and fits in Int64, a double otherwise.
-    private mutating func readNumber() throws(PredicateError) -> PredicateToken.Kind {
+    private mutating func readNumber() throws(QueryPredicateError) -> PredicateToken.Kind {
         let start = position
         var isInteger = true
         if peek == "-" { position += 1 }
@@ -191,8 +191,8 @@ struct PredicateLexer {
         while let scalar = peek, Self.isDigit(scalar) { position += 1 }
     }
 
-    private func error(at offset: Int, _ reason: String) -> PredicateError {
-        PredicateError(format: format, offset: offset, reason: reason)
+    private func error(at offset: Int, _ reason: String) -> QueryPredicateError {
+        QueryPredicateError(format: format, offset: offset, reason: reason)
     }
 
     static func isDigit(_ scalar: Unicode.Scalar) -> Bool { scalar >= "0" && scalar <= "9" }

@@ -24,10 +24,10 @@ struct PredicateParser {
     }
 
     /// Parses the whole text.
-    mutating func parse() throws(PredicateError) -> PredicateNode {
+    mutating func parse() throws(QueryPredicateError) -> PredicateNode {
         let length = lexer.format.utf8.count
         guard length <= PredicateLimits.maxLength else {
-            throw PredicateError(format: String(lexer.format.prefix(80)) + "…", offset: 0,
+            throw QueryPredicateError(format: String(lexer.format.prefix(80)) + "…", offset: 0,
                                  reason: "the predicate is \(length) bytes long; the limit is \(PredicateLimits.maxLength) bytes")
         }
         try advance()
@@ -42,12 +42,12 @@ struct PredicateParser {
         return root
     }
 
-    private mutating func advance() throws(PredicateError) {
+    private mutating func advance() throws(QueryPredicateError) {
         previous = token
         token = try lexer.next()
     }
 
-    private mutating func parseOr() throws(PredicateError) -> PredicateNode {
+    private mutating func parseOr() throws(QueryPredicateError) -> PredicateNode {
         var terms = [try parseAnd()]
         while token.isKeyword("OR") || token.kind == .symbol("||") {
             try advance()
@@ -56,7 +56,7 @@ struct PredicateParser {
         return terms.count == 1 ? terms[0] : .or(terms.flatMap { if case let .or(inner) = $0 { inner } else { [$0] } })
     }
 
-    private mutating func parseAnd() throws(PredicateError) -> PredicateNode {
+    private mutating func parseAnd() throws(QueryPredicateError) -> PredicateNode {
         var terms = [try parseUnary()]
         while token.isKeyword("AND") || token.kind == .symbol("&&") {
             try advance()
@@ -65,7 +65,7 @@ struct PredicateParser {
         return terms.count == 1 ? terms[0] : .and(terms.flatMap { if case let .and(inner) = $0 { inner } else { [$0] } })
     }
 
-    private mutating func parseUnary() throws(PredicateError) -> PredicateNode {
+    private mutating func parseUnary() throws(QueryPredicateError) -> PredicateNode {
         if token.isKeyword("NOT") || token.kind == .symbol("!") {
             try enterNesting()
             defer { nesting -= 1 }
@@ -93,14 +93,14 @@ struct PredicateParser {
     }
 
     /// Counts one more level of parentheses or `NOT`, refusing one past the limit.
-    private mutating func enterNesting() throws(PredicateError) {
+    private mutating func enterNesting() throws(QueryPredicateError) {
         guard nesting < PredicateLimits.maxNesting else {
             throw error("more than \(PredicateLimits.maxNesting) levels of parentheses and NOT: the limit keeps SQLite's parser and the evaluator within their stacks")
         }
         nesting += 1
     }
 
-    private mutating func parseComparison() throws(PredicateError) -> Comparison {
+    private mutating func parseComparison() throws(QueryPredicateError) -> Comparison {
         comparisons += 1
         guard comparisons <= PredicateLimits.maxComparisons else {
             throw error("more than \(PredicateLimits.maxComparisons) comparisons: the limit keeps the SQL within SQLite's expression depth; use IN {…} for a list of values")
@@ -121,7 +121,7 @@ struct PredicateParser {
                           operand: operand, attributeOffset: attributeOffset, valueOffsets: offsets)
     }
 
-    private mutating func parseAttribute() throws(PredicateError) -> String {
+    private mutating func parseAttribute() throws(QueryPredicateError) -> String {
         switch token.kind {
         case let .word(name) where !PredicateKeywords.isReserved(name):
             try advance()
@@ -144,7 +144,7 @@ struct PredicateParser {
         }
     }
 
-    private mutating func parseOperator(after attribute: String) throws(PredicateError) -> ComparisonOperator {
+    private mutating func parseOperator(after attribute: String) throws(QueryPredicateError) -> ComparisonOperator {
         let found = token
         let op: ComparisonOperator?
         switch found.kind {
@@ -162,7 +162,7 @@ struct PredicateParser {
         return op
     }
 
-    private mutating func parseOperand(of op: ComparisonOperator) throws(PredicateError) -> (Operand, [Int]) {
+    private mutating func parseOperand(of op: ComparisonOperator) throws(QueryPredicateError) -> (Operand, [Int]) {
         switch op {
         case .in, .between:
             let name = op.rawValue
@@ -193,7 +193,7 @@ struct PredicateParser {
         }
     }
 
-    private mutating func parseValue() throws(PredicateError) -> Value {
+    private mutating func parseValue() throws(QueryPredicateError) -> Value {
         values += 1
         guard values <= PredicateLimits.maxValues else {
             throw error("more than \(PredicateLimits.maxValues) values: the limit keeps the SQL within SQLite's number of parameters")
@@ -222,7 +222,7 @@ struct PredicateParser {
         return value
     }
 
-    private mutating func takeArgument() throws(PredicateError) -> Value {
+    private mutating func takeArgument() throws(QueryPredicateError) -> Value {
         guard argumentsUsed < arguments.count else {
             throw error("no argument left for \(token.text): only \(Self.count(arguments.count, "argument")) given")
         }
@@ -234,7 +234,7 @@ struct PredicateParser {
         "\(number) \(noun)\(number == 1 ? "" : "s")"
     }
 
-    private func error(_ reason: String) -> PredicateError {
-        PredicateError(format: lexer.format, offset: token.offset, reason: reason)
+    private func error(_ reason: String) -> QueryPredicateError {
+        QueryPredicateError(format: lexer.format, offset: token.offset, reason: reason)
     }
 }

@@ -32,16 +32,16 @@ public struct QueryPredicate: Sendable, Hashable, CustomStringConvertible {
     /// - Parameters:
     ///   - format: the predicate text.
     ///   - arguments: one value for each `%@`, and the attribute name as `.string` for each `%K`.
-    /// - Throws: ``PredicateError`` with the offset of the problem.
-    public init(_ format: String, _ arguments: Value...) throws(PredicateError) {
+    /// - Throws: ``QueryPredicateError`` with the offset of the problem.
+    public init(_ format: String, _ arguments: Value...) throws(QueryPredicateError) {
         try self.init(format: format, arguments: arguments)
     }
 
     /// Parses a predicate, replacing each `%@` and `%K` with the next argument.
     ///
-    /// - Throws: ``PredicateError`` with the offset of the problem, also when there are
+    /// - Throws: ``QueryPredicateError`` with the offset of the problem, also when there are
     ///   fewer or more arguments than placeholders.
-    public init(format: String, arguments: [Value]) throws(PredicateError) {
+    public init(format: String, arguments: [Value]) throws(QueryPredicateError) {
         var parser = PredicateParser(format: format, arguments: arguments)
         self.init(root: try parser.parse(), format: format)
     }

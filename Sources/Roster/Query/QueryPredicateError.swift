@@ -4,7 +4,7 @@
 /// do { _ = try QueryPredicate("rank > ") }
 /// catch { print(error) }   // predicate "rank > " at offset 7: expected a value after '>'
 /// ```
-public struct PredicateError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct QueryPredicateError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The predicate's text.
     public let format: String
     /// Where the problem is: a count of Unicode scalars from the start of ``format``.

@@ -82,12 +82,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// SQLite's error, for ``Code/database``.
     public let databaseError: DatabaseError?
     /// The predicate's error, for ``Code/predicate``.
-    public let predicateError: PredicateError?
+    public let predicateError: QueryPredicateError?
     /// The definition's error, for ``Code/schema``.
     public let schemaError: SchemaError?
 
     init(_ code: Code, _ description: String, entity: String? = nil, attribute: String? = nil, key: Value? = nil,
-         databaseError: DatabaseError? = nil, predicateError: PredicateError? = nil, schemaError: SchemaError? = nil) {
+         databaseError: DatabaseError? = nil, predicateError: QueryPredicateError? = nil, schemaError: SchemaError? = nil) {
         self.code = code
         self.description = description
         self.entity = entity
@@ -162,7 +162,7 @@ extension StoreError {
     }
 
     /// A predicate that does not parse or does not fit the entity.
-    public static func predicate(_ error: PredicateError) -> StoreError {
+    public static func predicate(_ error: QueryPredicateError) -> StoreError {
         StoreError(.predicate, error.description, predicateError: error)
     }
 
