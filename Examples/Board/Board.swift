@@ -97,7 +97,7 @@ struct Board: ParsableCommand {
         try show("The user's drag of k01, saved (only its new position is an update)", userView, board, collector, adapter)
     }
 
-    func show(_ title: String, _ before: [Section<Value, Value>], _ board: ResultsController, _ collector: ChangeCollector, _ adapter: BatchAdapter) throws {
+    func show(_ title: String, _ before: [ListSection<Value, Value>], _ board: ResultsController, _ collector: ChangeCollector, _ adapter: BatchAdapter) throws {
         guard let group = collector.take().first else {
             print("── \(title)\n(no change reported)\n")
             return

@@ -111,7 +111,7 @@ final class Simulation {
     let store: PhotoStore
     let loader: ContentLoader<Int, Thumbnail>
     var random: SplitMix64
-    var layout: [Section<String, Int>]
+    var layout: [ListSection<String, Int>]
     /// The flat index of the viewport's top row.
     var top = 0
     var tick = 0
@@ -128,7 +128,7 @@ final class Simulation {
         let store = PhotoStore(seed: options.seed)
         self.store = store
         random = SplitMix64(seed: options.seed)
-        layout = (0..<10).map { day in Section(id: "day \(day + 1)", items: Array(day * 20..<(day + 1) * 20)) }
+        layout = (0..<10).map { day in ListSection(id: "day \(day + 1)", items: Array(day * 20..<(day + 1) * 20)) }
         loader = ContentLoader(maxConcurrentLoads: 3, cacheCapacity: max(32, 2 * options.rows)) { photo in
             try await store.render(photo)
         }
@@ -267,7 +267,7 @@ final class Simulation {
     }
 
     /// Applies a new layout, moving the viewport by `shift` rows so that it keeps its photos.
-    func change(to newLayout: [Section<String, Int>], updating updated: Int? = nil, shift: Int = 0) {
+    func change(to newLayout: [ListSection<String, Int>], updating updated: Int? = nil, shift: Int = 0) {
         let group = SnapshotDiff.changes(from: layout, to: newLayout) { $0 == updated }
         layout = newLayout
         top = max(0, min(top + shift, rowCount - options.rows))

@@ -46,7 +46,7 @@ public enum ChangeLog {
     }
 
     /// The sections of a snapshot, one line each: `name: key key key`.
-    public static func sectionLines(_ sections: [Section<Value, Value>], limit: Int = 12) -> [String] {
+    public static func sectionLines(_ sections: [ListSection<Value, Value>], limit: Int = 12) -> [String] {
         sections.map { section in
             let keys = section.items.prefix(limit).map(\.description).joined(separator: " ")
             let more = section.items.count > limit ? " … (\(section.items.count) in all)" : ""

@@ -18,7 +18,7 @@ extension BatchUpdate {
     ///   deleted or inserted section, a section or item count that does not add up), naming
     ///   the rule, the path or section and the counts.
     /// - Complexity: O(*n* + *b* log *b*) for *n* items and *b* batch entries, expected.
-    public func apply<S, I>(to old: [Section<S, I>], new: [Section<S, I>]) throws(BatchError) -> [Section<S, I>] {
+    public func apply<S, I>(to old: [ListSection<S, I>], new: [ListSection<S, I>]) throws(BatchError) -> [ListSection<S, I>] {
         try checkUIKitRules(old: old, new: new)
 
         let deletedSections = Set(deleteSections)
@@ -38,7 +38,7 @@ extension BatchUpdate {
         // Inserting sections and items in ascending after-order amounts to a merge: each
         // after-position takes its arrival if it has one, else the next surviving item.
         var remainingOldSections = old.indices.filter { !deletedSections.contains($0) }.makeIterator()
-        var result: [Section<S, I>] = []
+        var result: [ListSection<S, I>] = []
         result.reserveCapacity(new.count)
         for newIndex in new.indices {
             if insertedSections.contains(newIndex) {
@@ -51,7 +51,7 @@ extension BatchUpdate {
             }
             let removed = removedItemsBySection[oldIndex] ?? []
             let survivors = old[oldIndex].items.indices.lazy.filter { !removed.contains($0) }.map { old[oldIndex].items[$0] }
-            result.append(Section(
+            result.append(ListSection(
                 id: old[oldIndex].id,
                 items: merge(survivors: Array(survivors), arrivals: arrivalsBySection[newIndex] ?? [:])))
         }
@@ -69,7 +69,7 @@ extension BatchUpdate {
     /// - Throws: ``BatchError`` naming the first broken rule, or the first position where the
     ///   applied batch differs from `new`.
     /// - Complexity: O(*n* + *b* log *b*) for *n* items and *b* batch entries, expected.
-    public func validate<S, I>(old: [Section<S, I>], new: [Section<S, I>]) throws(BatchError) {
+    public func validate<S, I>(old: [ListSection<S, I>], new: [ListSection<S, I>]) throws(BatchError) {
         try checkAscending(deleteSections, named: "deleteSections", describe: String.init)
         try checkAscending(insertSections, named: "insertSections", describe: String.init)
         try checkAscending(deleteItems, named: "deleteItems", describe: { $0.listDescription })
@@ -112,7 +112,7 @@ extension BatchUpdate {
 }
 
 /// The first place where two snapshots differ, described for a person; nil when they are equal.
-func firstDifference<S, I>(between actual: [Section<S, I>], and expected: [Section<S, I>]) -> String? {
+func firstDifference<S, I>(between actual: [ListSection<S, I>], and expected: [ListSection<S, I>]) -> String? {
     guard actual != expected else { return nil }
     for (index, (got, wanted)) in zip(actual, expected).enumerated() {
         if got.id != wanted.id {

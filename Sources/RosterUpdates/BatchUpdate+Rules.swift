@@ -5,7 +5,7 @@ extension BatchUpdate {
     /// Throws for any batch that UIKit's `performBatchUpdates` would reject when the data
     /// source goes from `old` to `new`, with the spec's rules on item operations inside
     /// deleted or inserted sections.
-    func checkUIKitRules<S, I>(old: [Section<S, I>], new: [Section<S, I>]) throws(BatchError) {
+    func checkUIKitRules<S, I>(old: [ListSection<S, I>], new: [ListSection<S, I>]) throws(BatchError) {
         try checkSectionOperations(oldCount: old.count, newCount: new.count)
         let deletedSections = Set(deleteSections)
         let insertedSections = Set(insertSections)
@@ -41,7 +41,7 @@ extension BatchUpdate {
     }
 
     /// Deletes, reloads and move sources: before-paths of distinct items outside deleted sections.
-    private func checkBeforePaths<S, I>(old: [Section<S, I>], deletedSections: Set<Int>) throws(BatchError) {
+    private func checkBeforePaths<S, I>(old: [ListSection<S, I>], deletedSections: Set<Int>) throws(BatchError) {
         var operationByPath: [IndexPath: ItemOperation] = [:]
         let operations = deleteItems.map { ($0, ItemOperation.delete) }
             + reloadItems.map { ($0, ItemOperation.reload) }
@@ -60,7 +60,7 @@ extension BatchUpdate {
     }
 
     /// Inserts and move destinations: after-paths of distinct items outside inserted sections.
-    private func checkAfterPaths<S, I>(new: [Section<S, I>], insertedSections: Set<Int>) throws(BatchError) {
+    private func checkAfterPaths<S, I>(new: [ListSection<S, I>], insertedSections: Set<Int>) throws(BatchError) {
         var operationByPath: [IndexPath: ItemOperation] = [:]
         let operations = insertItems.map { ($0, ItemOperation.insert) } + moveItems.map { ($0.to, ItemOperation.move) }
         for (path, operation) in operations {
@@ -80,7 +80,7 @@ extension BatchUpdate {
     private func checkRange<S, I>(
         of path: IndexPath,
         for operation: ItemOperation,
-        in sections: [Section<S, I>],
+        in sections: [ListSection<S, I>],
         when moment: String
     ) throws(BatchError) {
         guard path.isSectionItemPair else {
@@ -99,8 +99,8 @@ extension BatchUpdate {
 
     /// UIKit's count rule, for every section that is neither deleted nor inserted.
     private func checkItemCounts<S, I>(
-        old: [Section<S, I>],
-        new: [Section<S, I>],
+        old: [ListSection<S, I>],
+        new: [ListSection<S, I>],
         deletedSections: Set<Int>,
         insertedSections: Set<Int>
     ) throws(BatchError) {

@@ -16,16 +16,16 @@ extension ChangeGroup {
     ///   deleted section that still holds items or names another section, a section left
     ///   empty, or an item that appears twice in the result.
     /// - Complexity: O(*n* + *e* log *e*) for *n* items and *e* events, expected.
-    public func apply(to old: [Section<SectionID, ItemID>]) throws(BatchError) -> [Section<SectionID, ItemID>] {
+    public func apply(to old: [ListSection<SectionID, ItemID>]) throws(BatchError) -> [ListSection<SectionID, ItemID>] {
         try checkEventShapes()
         let departuresBySection = try departures(from: old)
         let deletedSections = try checkedSectionDeletes(old: old, departuresBySection: departuresBySection)
 
-        var result: [Section<SectionID, ItemID>] = []
+        var result: [ListSection<SectionID, ItemID>] = []
         for (index, section) in old.enumerated() where !deletedSections.contains(index) {
             let departing = departuresBySection[index] ?? []
             let staying = section.items.indices.lazy.filter { !departing.contains($0) }.map { section.items[$0] }
-            result.append(Section(id: section.id, items: Array(staying)))
+            result.append(ListSection(id: section.id, items: Array(staying)))
         }
         try insertSections(into: &result)
         try placeArrivals(into: &result)
@@ -41,7 +41,7 @@ extension ChangeGroup {
     /// - Returns: The results before the change.
     /// - Throws: ``BatchError`` when the group does not lead to `new`.
     /// - Complexity: O(*n* + *e* log *e*) for *n* items and *e* events, expected.
-    public func unapply(to new: [Section<SectionID, ItemID>]) throws(BatchError) -> [Section<SectionID, ItemID>] {
+    public func unapply(to new: [ListSection<SectionID, ItemID>]) throws(BatchError) -> [ListSection<SectionID, ItemID>] {
         var inverse = ChangeGroup()
         inverse.sectionChanges = sectionChanges.map { change in
             SectionChange(type: change.type == .delete ? .insert : .delete, index: change.index, section: change.section)
@@ -74,7 +74,7 @@ extension ChangeGroup {
     }
 
     /// The before-paths that deletes and moves empty, by section; checks that each names its item.
-    private func departures(from old: [Section<SectionID, ItemID>]) throws(BatchError) -> [Int: Set<Int>] {
+    private func departures(from old: [ListSection<SectionID, ItemID>]) throws(BatchError) -> [Int: Set<Int>] {
         var departures: [Int: Set<Int>] = [:]
         for change in objectChanges where change.type == .delete || change.type == .move {
             let from = try requiredPath(change.from, "from", of: change)
@@ -88,7 +88,7 @@ extension ChangeGroup {
 
     /// The deleted sections' before-indexes, once each is checked and found emptied.
     private func checkedSectionDeletes(
-        old: [Section<SectionID, ItemID>],
+        old: [ListSection<SectionID, ItemID>],
         departuresBySection: [Int: Set<Int>]
     ) throws(BatchError) -> Set<Int> {
         var deleted = Set<Int>()
@@ -114,7 +114,7 @@ extension ChangeGroup {
         return deleted
     }
 
-    private func insertSections(into result: inout [Section<SectionID, ItemID>]) throws(BatchError) {
+    private func insertSections(into result: inout [ListSection<SectionID, ItemID>]) throws(BatchError) {
         let inserts = sectionChanges.filter { $0.type == .insert }.sorted { $0.index < $1.index }
         for (earlier, later) in zip(inserts, inserts.dropFirst()) where earlier.index == later.index {
             throw BatchError("duplicate section insert: section \(later.index) is inserted twice")
@@ -124,12 +124,12 @@ extension ChangeGroup {
                 throw BatchError("section insert out of range: section \(change.index), but there are only "
                     + "\(result.count) sections before it is inserted")
             }
-            result.insert(Section(id: change.section, items: []), at: change.index)
+            result.insert(ListSection(id: change.section, items: []), at: change.index)
         }
     }
 
     /// Places the items of inserts and moves at their after-paths, in ascending order.
-    private func placeArrivals(into result: inout [Section<SectionID, ItemID>]) throws(BatchError) {
+    private func placeArrivals(into result: inout [ListSection<SectionID, ItemID>]) throws(BatchError) {
         var arrivalsBySection: [Int: [Int: ItemID]] = [:]
         for change in objectChanges where change.type == .insert || change.type == .move {
             let to = try requiredPath(change.to, "to", of: change)
@@ -163,7 +163,7 @@ extension ChangeGroup {
         }
     }
 
-    private func checkUpdates(old: [Section<SectionID, ItemID>], result: [Section<SectionID, ItemID>]) throws(BatchError) {
+    private func checkUpdates(old: [ListSection<SectionID, ItemID>], result: [ListSection<SectionID, ItemID>]) throws(BatchError) {
         for change in objectChanges where change.type == .update {
             let from = try requiredPath(change.from, "from", of: change)
             let to = try requiredPath(change.to, "to", of: change)
@@ -173,7 +173,7 @@ extension ChangeGroup {
     }
 
     /// Snapshots hold no empty section and no item twice.
-    private func checkResultIsASnapshot(_ result: [Section<SectionID, ItemID>]) throws(BatchError) {
+    private func checkResultIsASnapshot(_ result: [ListSection<SectionID, ItemID>]) throws(BatchError) {
         var pathByItem: [ItemID: IndexPath] = [:]
         for (sectionIndex, section) in result.enumerated() {
             guard !section.items.isEmpty else {
@@ -204,7 +204,7 @@ extension ChangeGroup {
     private func checkItem(
         _ change: ObjectChange<ItemID>,
         isAt path: IndexPath,
-        in sections: [Section<SectionID, ItemID>],
+        in sections: [ListSection<SectionID, ItemID>],
         named moment: String
     ) throws(BatchError) {
         guard path.section < sections.count, path.item < sections[path.section].items.count else {

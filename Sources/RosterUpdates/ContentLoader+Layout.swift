@@ -9,7 +9,7 @@ extension ContentLoader {
     ///
     /// - Parameter layout: The item identifiers per section, e.g. a results snapshot.
     /// - Complexity: O(*n*) for *n* objects, expected.
-    public func setLayout<SectionID>(_ layout: [Section<SectionID, ItemID>]) {
+    public func setLayout<SectionID>(_ layout: [ListSection<SectionID, ItemID>]) {
         replaceLayout(with: layout)
         reconcileVisibility()
         startQueuedLoads()
@@ -27,7 +27,7 @@ extension ContentLoader {
     ///
     /// ```swift
     /// // 2 is deleted, 4 is inserted at the top: the visible rows [0,0]...[0,1] now show 4 and 1.
-    /// loader.apply(group, newLayout: [Section(id: "a", items: [4, 1, 3])])
+    /// loader.apply(group, newLayout: [ListSection(id: "a", items: [4, 1, 3])])
     /// ```
     ///
     /// - Parameters:
@@ -37,7 +37,7 @@ extension ContentLoader {
     /// - Complexity: O(*n* + *e*) for *n* objects and *e* events, expected.
     public func apply<SectionID>(
         _ group: ChangeGroup<SectionID, ItemID>,
-        newLayout: [Section<SectionID, ItemID>],
+        newLayout: [ListSection<SectionID, ItemID>],
         visible: [IndexPath]? = nil
     ) {
         replaceLayout(with: newLayout)
@@ -54,7 +54,7 @@ extension ContentLoader {
     }
 
     /// Installs a layout and forgets every object that is not in it.
-    func replaceLayout<SectionID>(with layout: [Section<SectionID, ItemID>]) {
+    func replaceLayout<SectionID>(with layout: [ListSection<SectionID, ItemID>]) {
         var newPaths: [ItemID: IndexPath] = [:]
         newPaths.reserveCapacity(pathByID.count)
         for (sectionIndex, section) in layout.enumerated() {

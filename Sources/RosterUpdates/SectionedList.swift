@@ -44,7 +44,7 @@ where Item.ID: Sendable {
     public private(set) var items: [Item] = []
 
     /// The sections, in display order, with their items' identifiers; never an empty section.
-    public private(set) var sections: [Section<SectionID, Item.ID>] = []
+    public private(set) var sections: [ListSection<SectionID, Item.ID>] = []
 
     /// Turns each change's callbacks into its ``Change/batch``; `BatchAdapter()` unless set.
     public var adapter = BatchAdapter()
@@ -119,7 +119,7 @@ where Item.ID: Sendable {
         var items: [Item] = []
         var arrivals: [UInt64] = []
         var locations: [Item.ID: Location] = [:]
-        var sections: [Section<SectionID, Item.ID>] = []
+        var sections: [ListSection<SectionID, Item.ID>] = []
         var sectionStarts: [Int] = []
         items.reserveCapacity(count)
         arrivals.reserveCapacity(count)
@@ -133,7 +133,7 @@ where Item.ID: Sendable {
                 arrivals.append(member.arrival)
                 locations[member.item.id] = Location(section: sectionIndex, item: offset)
             }
-            sections.append(Section(id: group.id, items: group.members.map { $0.item.id }))
+            sections.append(ListSection(id: group.id, items: group.members.map { $0.item.id }))
         }
         self.items = items
         self.arrivals = arrivals

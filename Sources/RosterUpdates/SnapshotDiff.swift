@@ -3,8 +3,8 @@ import Foundation
 /// Computes the NSFetchedResultsController-style callbacks between two snapshots of results.
 ///
 /// ```swift
-/// let old = [Section(id: "a", items: [1, 2, 3])]
-/// let new = [Section(id: "a", items: [3, 1, 2, 4])]
+/// let old = [ListSection(id: "a", items: [1, 2, 3])]
+/// let new = [ListSection(id: "a", items: [3, 1, 2, 4])]
 /// let group = SnapshotDiff.changes(from: old, to: new) { _ in false }
 /// // insert 4 to [0,3]; move 3 from [0,2] to [0,0]
 /// ```
@@ -33,8 +33,8 @@ public enum SnapshotDiff {
     /// - Returns: The group of callbacks; empty when `old` and `new` are equal and nothing is updated.
     /// - Complexity: O(*n* log *n*) for *n* sections and items, expected (hashing).
     public static func changes<S, I>(
-        from old: [Section<S, I>],
-        to new: [Section<S, I>],
+        from old: [ListSection<S, I>],
+        to new: [ListSection<S, I>],
         isUpdated: (I) -> Bool
     ) -> ChangeGroup<S, I> {
         let oldLocations = locationsByItem(old)
@@ -88,7 +88,7 @@ public enum SnapshotDiff {
     }
 
     /// Every item's location in `sections`.
-    private static func locationsByItem<S, I>(_ sections: [Section<S, I>]) -> [I: ItemLocation] {
+    private static func locationsByItem<S, I>(_ sections: [ListSection<S, I>]) -> [I: ItemLocation] {
         var locations: [I: ItemLocation] = [:]
         locations.reserveCapacity(sections.reduce(0) { $0 + $1.items.count })
         for (sectionIndex, section) in sections.enumerated() {
@@ -110,7 +110,7 @@ private struct InPlaceRuns<S: Hashable & Sendable, I: Hashable & Sendable> {
     /// another section and those outside its in-place run.
     private var movedIfKept: [[I]]
 
-    init(old: [Section<S, I>], new: [Section<S, I>], newLocations: [I: ItemLocation], isUpdated: (I) -> Bool) {
+    init(old: [ListSection<S, I>], new: [ListSection<S, I>], newLocations: [I: ItemLocation], isUpdated: (I) -> Bool) {
         var newIndexByID: [S: Int] = [:]
         newIndexByID.reserveCapacity(new.count)
         for (index, section) in new.enumerated() { newIndexByID[section.id] = index }
@@ -144,7 +144,7 @@ private struct InPlaceRuns<S: Hashable & Sendable, I: Hashable & Sendable> {
 
     /// The staying items that must move: every staying item of a section that does not stay,
     /// and, of a section that stays, those that change section or fall outside its run.
-    func itemsToMove(old: [Section<S, I>], newLocations: [I: ItemLocation], sections: SectionMatching<S>) -> Set<I> {
+    func itemsToMove(old: [ListSection<S, I>], newLocations: [I: ItemLocation], sections: SectionMatching<S>) -> Set<I> {
         var moved = Set<I>()
         for (oldSectionIndex, section) in old.enumerated() {
             if sections.keptNewIndexByOldIndex[oldSectionIndex] != nil {

@@ -63,7 +63,7 @@ enum TraceMoveCheck {
     /// Sections and keys named by the UTF-8 bytes of their JSON text: Swift's `String`
     /// equality is canonical ("e\u{301}" == "\u{e9}"), but the store's keys are distinct by
     /// bytes, and a key that is not valid UTF-8 prints as an object.
-    typealias Snapshot = [Section<String, [UInt8]>]
+    typealias Snapshot = [ListSection<String, [UInt8]>]
 
     /// The groups (willChange events) in a trace.
     static func groupCount(in events: [JSONObject]) -> Int {
@@ -131,7 +131,7 @@ enum TraceMoveCheck {
     /// A snapshot event's sections, named by their JSON text.
     static func snapshot(_ event: JSONObject) -> Snapshot {
         (event["sections"]?.arrayValue ?? []).map { section in
-            Section(id: section["name"]?.serialized() ?? "", items: (section["keys"]?.arrayValue ?? []).map { Array($0.serialized().utf8) })
+            ListSection(id: section["name"]?.serialized() ?? "", items: (section["keys"]?.arrayValue ?? []).map { Array($0.serialized().utf8) })
         }
     }
 }

@@ -13,7 +13,7 @@ import RosterUpdates
 /// - Returns: The number of moves, and the identifiers of the sections kept, in old order;
 ///   nil when more than 16 sections are present in both (too many to try every set).
 public func fewestMoves<S: Hashable, I: Hashable>(
-    from old: [Section<S, I>], to new: [Section<S, I>]
+    from old: [ListSection<S, I>], to new: [ListSection<S, I>]
 ) -> (moves: Int, keptSections: [S])? {
     var newLocation: [I: (section: Int, item: Int)] = [:]
     for (sectionIndex, section) in new.enumerated() {

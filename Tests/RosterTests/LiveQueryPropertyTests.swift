@@ -51,9 +51,9 @@ final class RandomWorld {
         /// The same query as `LiveResults` on the queue's store: it hears this store's
         /// commits as another connection's, when the queue polls.
         let live: LiveResults
-        var snapshot: [Section<Value, Value>] = []
+        var snapshot: [ListSection<Value, Value>] = []
         /// The results the `LiveResults` consumer last saw.
-        var liveSnapshot: [Section<Value, Value>] = []
+        var liveSnapshot: [ListSection<Value, Value>] = []
         init(controller: ResultsController, twin: ResultsController, live: LiveResults) {
             self.controller = controller
             self.twin = twin
@@ -313,13 +313,13 @@ final class RandomWorld {
     }
 
     /// The results computed in Swift from the table: filter, sort, sections.
-    func expectedSnapshot(_ controller: ResultsController, table: [Value: [Value]]) -> [Section<Value, Value>] {
+    func expectedSnapshot(_ controller: ResultsController, table: [Value: [Value]]) -> [ListSection<Value, Value>] {
         let query = controller.query
         let rows = table.values.filter { query.predicate.evaluate($0) }.sorted { query.sort.compare($0, $1) < 0 }
-        var result: [Section<Value, Value>] = []
+        var result: [ListSection<Value, Value>] = []
         for row in rows {
             let name = query.sectionName(of: row)
-            if result.last?.id != name { result.append(Section(id: name, items: [])) }
+            if result.last?.id != name { result.append(ListSection(id: name, items: [])) }
             result[result.count - 1].items.append(query.key(of: row))
         }
         return result

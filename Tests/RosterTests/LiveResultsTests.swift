@@ -14,7 +14,7 @@ struct LiveResultsTests {
         FetchRequest(entity: "Post", sortKeys: [SortKey("day", ascending: false), SortKey("rank")], sectionAttribute: "day")
     }
 
-    func freshSnapshot(_ queue: StoreQueue, _ request: FetchRequest) throws -> [Section<Value, Value>] {
+    func freshSnapshot(_ queue: StoreQueue, _ request: FetchRequest) throws -> [ListSection<Value, Value>] {
         try queue.read { store in
             let controller = try ResultsController(store: store, request: request)
             try controller.performFetch()

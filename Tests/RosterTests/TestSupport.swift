@@ -78,8 +78,8 @@ func postStore() throws -> Store {
 }
 
 /// Sections of keys, written compactly for expectations: `[("a", ["p1"]), …]`.
-func sections(_ pairs: [(Value, [Value])]) -> [Section<Value, Value>] {
-    pairs.map { Section(id: $0.0, items: $0.1) }
+func sections(_ pairs: [(Value, [Value])]) -> [ListSection<Value, Value>] {
+    pairs.map { ListSection(id: $0.0, items: $0.1) }
 }
 typealias SortKey = Roster.SortKey
 

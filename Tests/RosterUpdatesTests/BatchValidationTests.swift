@@ -6,8 +6,8 @@ import RosterUpdates
 /// a message that names the rule.
 @Suite("BatchUpdate validation")
 struct BatchValidationTests {
-    private let twoItems: Snapshot = [Section(id: "a", items: ["p1", "p2"])]
-    private let twoSections: Snapshot = [Section(id: "a", items: ["p1", "p2"]), Section(id: "b", items: ["p3"])]
+    private let twoItems: Snapshot = [ListSection(id: "a", items: ["p1", "p2"])]
+    private let twoSections: Snapshot = [ListSection(id: "a", items: ["p1", "p2"]), ListSection(id: "b", items: ["p3"])]
 
     /// The message of the error that `validate` throws, or nil when it accepts the batch.
     private func rejection(_ batch: BatchUpdate, old: Snapshot, new: Snapshot) -> String? {
@@ -20,14 +20,14 @@ struct BatchValidationTests {
     }
 
     @Test func itemCountRuleNamesEveryTerm() {
-        let new: Snapshot = [Section(id: "a", items: ["p1", "p2", "p3"])]
+        let new: Snapshot = [ListSection(id: "a", items: ["p1", "p2", "p3"])]
         #expect(rejection(BatchUpdate(), old: twoItems, new: new) ==
             "invalid number of items: section 0 (section 0 before the update) has 3 items after the update, "
             + "but 2 before, plus 0 inserted, minus 0 deleted, plus 0 moved in, minus 0 moved out")
     }
 
     @Test func itemCountRuleCountsMovesBetweenSections() {
-        let new: Snapshot = [Section(id: "a", items: ["p1"]), Section(id: "b", items: ["p2", "p3"])]
+        let new: Snapshot = [ListSection(id: "a", items: ["p1"]), ListSection(id: "b", items: ["p2", "p3"])]
         let tooFew = BatchUpdate(moveItems: [ItemMove(from: path(0, 1), to: path(1, 0))])
         #expect(rejection(tooFew, old: twoSections, new: new) == nil)
         let doubled = BatchUpdate(insertItems: [path(1, 1)], moveItems: [ItemMove(from: path(0, 1), to: path(1, 0))])
@@ -37,38 +37,38 @@ struct BatchValidationTests {
     }
 
     @Test func sectionCountRuleIsChecked() {
-        let new: Snapshot = [Section(id: "a", items: ["p1", "p2"])]
+        let new: Snapshot = [ListSection(id: "a", items: ["p1", "p2"])]
         #expect(rejection(BatchUpdate(), old: twoSections, new: new) ==
             "invalid number of sections: 1 after the update, but 2 before, plus 0 inserted, minus 0 deleted")
     }
 
     @Test func deleteAndReloadOfOnePathIsRejected() {
-        let new: Snapshot = [Section(id: "a", items: ["p2"])]
+        let new: Snapshot = [ListSection(id: "a", items: ["p2"])]
         let batch = BatchUpdate(deleteItems: [path(0, 0)], reloadItems: [path(0, 0)])
         #expect(rejection(batch, old: twoItems, new: new) == "item both deleted and reloaded: [0,0]")
     }
 
     @Test func reloadOfAMovedPathIsRejected() {
-        let new: Snapshot = [Section(id: "a", items: ["p2", "p1"])]
+        let new: Snapshot = [ListSection(id: "a", items: ["p2", "p1"])]
         let batch = BatchUpdate(reloadItems: [path(0, 0)], moveItems: [ItemMove(from: path(0, 0), to: path(0, 1))])
         #expect(rejection(batch, old: twoItems, new: new) == "item both reloaded and moved: [0,0]")
     }
 
     @Test func insertInsideAnInsertedSectionIsRejected() {
-        let new: Snapshot = [Section(id: "a", items: ["p1"])]
+        let new: Snapshot = [ListSection(id: "a", items: ["p1"])]
         let batch = BatchUpdate(insertSections: [0], insertItems: [path(0, 0)])
         #expect(rejection(batch, old: [], new: new) ==
             "item insert inside an inserted section: [0,0] is in section 0, which is inserted")
     }
 
     @Test func moveIntoAnInsertedSectionIsRejected() {
-        let new: Snapshot = [Section(id: "a", items: ["p1"]), Section(id: "c", items: ["p2"]), Section(id: "b", items: ["p3"])]
+        let new: Snapshot = [ListSection(id: "a", items: ["p1"]), ListSection(id: "c", items: ["p2"]), ListSection(id: "b", items: ["p3"])]
         let batch = BatchUpdate(insertSections: [1], moveItems: [ItemMove(from: path(0, 1), to: path(1, 0))])
         #expect(rejection(batch, old: twoSections, new: new)?.hasPrefix("item move inside an inserted section: [1,0]") == true)
     }
 
     @Test func deleteInsideADeletedSectionIsRejected() {
-        let new: Snapshot = [Section(id: "a", items: ["p1", "p2"])]
+        let new: Snapshot = [ListSection(id: "a", items: ["p1", "p2"])]
         let batch = BatchUpdate(deleteSections: [1], deleteItems: [path(1, 0)])
         #expect(rejection(batch, old: twoSections, new: new) ==
             "item delete inside a deleted section: [1,0] is in section 1, which is deleted")
@@ -80,7 +80,7 @@ struct BatchValidationTests {
             "item delete out of range: [0,2] names item 2, but section 0 has 2 items before the update")
         #expect(rejection(BatchUpdate(reloadItems: [path(3, 0)]), old: twoItems, new: twoItems) ==
             "item reload out of range: [3,0] names section 3, but there are 1 sections before the update")
-        let grown: Snapshot = [Section(id: "a", items: ["p1", "p2", "p3"])]
+        let grown: Snapshot = [ListSection(id: "a", items: ["p1", "p2", "p3"])]
         #expect(rejection(BatchUpdate(insertItems: [path(0, 3)]), old: twoItems, new: grown) ==
             "item insert out of range: [0,3] names item 3, but section 0 has 3 items after the update")
         #expect(rejection(BatchUpdate(deleteSections: [2]), old: twoSections, new: twoItems) ==
@@ -90,38 +90,38 @@ struct BatchValidationTests {
     }
 
     @Test func duplicatesAreRejected() {
-        let shrunk: Snapshot = [Section(id: "a", items: ["p2"])]
+        let shrunk: Snapshot = [ListSection(id: "a", items: ["p2"])]
         let twice = BatchUpdate(deleteItems: [path(0, 0), path(0, 0)])
         #expect(rejection(twice, old: twoItems, new: shrunk) == "duplicate in deleteItems: [0,0] appears twice")
         #expect(throws: BatchError("duplicate item delete: [0,0] appears twice")) {
             try twice.apply(to: twoItems, new: shrunk)
         }
-        let swapped: Snapshot = [Section(id: "a", items: ["p2", "p1"])]
+        let swapped: Snapshot = [ListSection(id: "a", items: ["p2", "p1"])]
         let insertAndMoveToOnePath = BatchUpdate(
             deleteItems: [path(0, 1)], insertItems: [path(0, 0)], moveItems: [ItemMove(from: path(0, 0), to: path(0, 0))])
         #expect(rejection(insertAndMoveToOnePath, old: twoItems, new: swapped) == "item both inserted and moved to [0,0]")
     }
 
     @Test func unsortedListsAreRejectedByValidateOnly() throws {
-        let emptied: Snapshot = [Section(id: "a", items: [])]
+        let emptied: Snapshot = [ListSection(id: "a", items: [])]
         let batch = BatchUpdate(deleteItems: [path(0, 1), path(0, 0)])
         #expect(rejection(batch, old: twoItems, new: emptied) == "deleteItems not sorted ascending: [0,0] comes after [0,1]")
         #expect(try batch.apply(to: twoItems, new: emptied) == emptied)
     }
 
     @Test func acceptableBatchThatGivesOtherResultsIsRejected() {
-        let swapped: Snapshot = [Section(id: "a", items: ["p2", "p1"])]
+        let swapped: Snapshot = [ListSection(id: "a", items: ["p2", "p1"])]
         let reloadsOnly = BatchUpdate(reloadItems: [path(0, 0), path(0, 1)])
         #expect(rejection(reloadsOnly, old: twoItems, new: swapped) ==
             "the batch does not give the new results: item [0,0] is \"p1\", but \"p2\" in the new results")
     }
 
     @Test func applyTakesInsertedIdentitiesFromNewAndCarriesMovedOnes() throws {
-        let old: Snapshot = [Section(id: "a", items: ["p1", "p2", "p3"]), Section(id: "b", items: ["p4"])]
+        let old: Snapshot = [ListSection(id: "a", items: ["p1", "p2", "p3"]), ListSection(id: "b", items: ["p4"])]
         let new: Snapshot = [
-            Section(id: "n", items: ["p9"]),
-            Section(id: "a", items: ["p3", "p1", "p8"]),
-            Section(id: "b", items: ["p2", "p4"]),
+            ListSection(id: "n", items: ["p9"]),
+            ListSection(id: "a", items: ["p3", "p1", "p8"]),
+            ListSection(id: "b", items: ["p2", "p4"]),
         ]
         let batch = BatchUpdate(
             insertSections: [0],

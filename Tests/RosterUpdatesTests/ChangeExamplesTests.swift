@@ -11,7 +11,7 @@ struct ChangeExamplesTests {
 
     @Test func insertIntoEmptyListInsertsTheSectionAndItsItem() throws {
         let old: Snapshot = []
-        let new: Snapshot = [Section(id: "a", items: ["p1"])]
+        let new: Snapshot = [ListSection(id: "a", items: ["p1"])]
         let group = diff(old, new)
         #expect(group == Group(
             sectionChanges: [sectionInsert(0, "a")],
@@ -23,8 +23,8 @@ struct ChangeExamplesTests {
     }
 
     @Test func deletingTheOnlyItemOfASectionDeletesTheSection() throws {
-        let old: Snapshot = [Section(id: "a", items: ["p1", "p2"]), Section(id: "b", items: ["p3"])]
-        let new: Snapshot = [Section(id: "a", items: ["p1", "p2"])]
+        let old: Snapshot = [ListSection(id: "a", items: ["p1", "p2"]), ListSection(id: "b", items: ["p3"])]
+        let new: Snapshot = [ListSection(id: "a", items: ["p1", "p2"])]
         let group = diff(old, new)
         #expect(group == Group(
             sectionChanges: [sectionDelete(1, "b")],
@@ -35,8 +35,8 @@ struct ChangeExamplesTests {
     }
 
     @Test func deletingTheLastItemOfASectionDeletesOnlyThatItem() throws {
-        let old: Snapshot = [Section(id: "a", items: ["p1", "p2"])]
-        let new: Snapshot = [Section(id: "a", items: ["p1"])]
+        let old: Snapshot = [ListSection(id: "a", items: ["p1", "p2"])]
+        let new: Snapshot = [ListSection(id: "a", items: ["p1"])]
         let group = diff(old, new)
         #expect(group == Group(objectChanges: [objectDelete("p2", from: path(0, 1))]))
         let batch = BatchAdapter().batch(for: group)
@@ -45,8 +45,8 @@ struct ChangeExamplesTests {
     }
 
     @Test func moveWithinASectionMovesOnlyTheItemOutOfOrder() throws {
-        let old: Snapshot = [Section(id: "a", items: ["p1", "p2", "p3", "p4"])]
-        let new: Snapshot = [Section(id: "a", items: ["p2", "p3", "p1", "p4"])]
+        let old: Snapshot = [ListSection(id: "a", items: ["p1", "p2", "p3", "p4"])]
+        let new: Snapshot = [ListSection(id: "a", items: ["p2", "p3", "p1", "p4"])]
         let group = diff(old, new)
         #expect(group == Group(objectChanges: [objectMove("p1", from: path(0, 0), to: path(0, 2))]))
         let split = BatchAdapter().batch(for: group)
@@ -58,8 +58,8 @@ struct ChangeExamplesTests {
     }
 
     @Test func moveAcrossSectionsIsOneMove() throws {
-        let old: Snapshot = [Section(id: "a", items: ["p1", "p2"]), Section(id: "b", items: ["p3"])]
-        let new: Snapshot = [Section(id: "a", items: ["p1"]), Section(id: "b", items: ["p2", "p3"])]
+        let old: Snapshot = [ListSection(id: "a", items: ["p1", "p2"]), ListSection(id: "b", items: ["p3"])]
+        let new: Snapshot = [ListSection(id: "a", items: ["p1"]), ListSection(id: "b", items: ["p2", "p3"])]
         let group = diff(old, new, updated: ["p2"])
         #expect(group == Group(objectChanges: [objectMove("p2", from: path(0, 1), to: path(1, 0))]))
         let split = BatchAdapter().batch(for: group)
@@ -71,8 +71,8 @@ struct ChangeExamplesTests {
     }
 
     @Test func sectionReorderDeletesAndInsertsTheSectionThatLeavesItsPlace() throws {
-        let old: Snapshot = [Section(id: "a", items: ["p1"]), Section(id: "b", items: ["p2"]), Section(id: "c", items: ["p3"])]
-        let new: Snapshot = [Section(id: "b", items: ["p2"]), Section(id: "c", items: ["p3"]), Section(id: "a", items: ["p1"])]
+        let old: Snapshot = [ListSection(id: "a", items: ["p1"]), ListSection(id: "b", items: ["p2"]), ListSection(id: "c", items: ["p3"])]
+        let new: Snapshot = [ListSection(id: "b", items: ["p2"]), ListSection(id: "c", items: ["p3"]), ListSection(id: "a", items: ["p1"])]
         let group = diff(old, new, updated: ["p1", "p2"])
         #expect(group == Group(
             sectionChanges: [sectionDelete(0, "a"), sectionInsert(2, "a")],
@@ -88,22 +88,22 @@ struct ChangeExamplesTests {
     }
 
     @Test func updatedItemThatStaysInPlaceIsReloaded() throws {
-        let snapshot: Snapshot = [Section(id: "a", items: ["p1", "p2"])]
+        let snapshot: Snapshot = [ListSection(id: "a", items: ["p1", "p2"])]
         let group = diff(snapshot, snapshot, updated: ["p2"])
         #expect(group == Group(objectChanges: [objectUpdate("p2", from: path(0, 1), to: path(0, 1))]))
         #expect(BatchAdapter().batch(for: group) == BatchUpdate(reloadItems: [path(0, 1)]))
     }
 
     @Test func unchangedResultsWithoutUpdatesGiveNoEvents() {
-        let snapshot: Snapshot = [Section(id: "a", items: ["p1", "p2"])]
+        let snapshot: Snapshot = [ListSection(id: "a", items: ["p1", "p2"])]
         let group = diff(snapshot, snapshot)
         #expect(group.isEmpty)
         #expect(BatchAdapter().batch(for: group).isEmpty)
     }
 
     @Test func movedItemGetsOnlyTheMoveNeverAnUpdate() throws {
-        let old: Snapshot = [Section(id: "a", items: ["p1", "p2"])]
-        let new: Snapshot = [Section(id: "a", items: ["p2", "p1"])]
+        let old: Snapshot = [ListSection(id: "a", items: ["p1", "p2"])]
+        let new: Snapshot = [ListSection(id: "a", items: ["p2", "p1"])]
         let group = diff(old, new, updated: ["p1", "p2"])
         // Both were edited, so either could be the one that moves: the earlier one stays.
         #expect(group == Group(objectChanges: [
@@ -119,18 +119,18 @@ struct ChangeExamplesTests {
     /// move into the new section.
     @Test func newSectionCollectsObjectsFromThreeSectionsWhileAnotherDisappears() throws {
         let old: Snapshot = [
-            Section(id: "A", items: ["a1", "a2"]),
-            Section(id: "B", items: ["b1", "b2", "b3"]),
-            Section(id: "C", items: ["c1", "c2"]),
-            Section(id: "D", items: ["d1", "d2", "d3"]),
-            Section(id: "E", items: ["e1"]),
+            ListSection(id: "A", items: ["a1", "a2"]),
+            ListSection(id: "B", items: ["b1", "b2", "b3"]),
+            ListSection(id: "C", items: ["c1", "c2"]),
+            ListSection(id: "D", items: ["d1", "d2", "d3"]),
+            ListSection(id: "E", items: ["e1"]),
         ]
         let new: Snapshot = [
-            Section(id: "A", items: ["a1", "a2"]),
-            Section(id: "B", items: ["b1", "b3", "b4"]),
-            Section(id: "D", items: ["d1", "d3"]),
-            Section(id: "E", items: ["e1"]),
-            Section(id: "N", items: ["b2", "c1", "n1", "d2"]),
+            ListSection(id: "A", items: ["a1", "a2"]),
+            ListSection(id: "B", items: ["b1", "b3", "b4"]),
+            ListSection(id: "D", items: ["d1", "d3"]),
+            ListSection(id: "E", items: ["e1"]),
+            ListSection(id: "N", items: ["b2", "c1", "n1", "d2"]),
         ]
         let group = diff(old, new, updated: ["a2", "b2", "d3"])
         #expect(group == Group(

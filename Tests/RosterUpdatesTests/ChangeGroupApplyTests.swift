@@ -6,7 +6,7 @@ import RosterUpdates
 /// rejects groups that break them.
 @Suite("ChangeGroup apply")
 struct ChangeGroupApplyTests {
-    private let old: Snapshot = [Section(id: "a", items: ["p1", "p2"]), Section(id: "b", items: ["p3"])]
+    private let old: Snapshot = [ListSection(id: "a", items: ["p1", "p2"]), ListSection(id: "b", items: ["p3"])]
 
     private func rejection(_ group: Group) -> String? {
         do {
@@ -25,7 +25,7 @@ struct ChangeGroupApplyTests {
                 objectDelete("p1", from: path(0, 0)),
                 objectMove("p3", from: path(1, 0), to: path(0, 0)),
             ])
-        #expect(try group.apply(to: old) == [Section(id: "z", items: ["p3", "p9"]), Section(id: "a", items: ["p2"])])
+        #expect(try group.apply(to: old) == [ListSection(id: "z", items: ["p3", "p9"]), ListSection(id: "a", items: ["p2"])])
     }
 
     @Test func deletedSectionNeedsAnEventForEachObject() {

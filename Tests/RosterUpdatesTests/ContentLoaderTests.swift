@@ -206,7 +206,7 @@ private func letters(_ count: Int) -> [String] {
 @MainActor
 struct ContentLoaderTests {
     @Test func visibleRowsStartLoadsThatDeliverToTheirRows() async {
-        let harness = LoaderHarness([Section(id: "s", items: letters(6))])
+        let harness = LoaderHarness([ListSection(id: "s", items: letters(6))])
         harness.scroll(to: rows(1, count: 2))
         #expect(harness.loader.loadingIDs == ["b", "c"])
         #expect(harness.activities == [.started("b"), .started("c")])
@@ -224,7 +224,7 @@ struct ContentLoaderTests {
     }
 
     @Test func cachedContentNeedsNoSecondLoad() async {
-        let harness = LoaderHarness([Section(id: "s", items: letters(6))])
+        let harness = LoaderHarness([ListSection(id: "s", items: letters(6))])
         harness.scroll(to: rows(0, count: 1))
         await harness.finish("a")
         harness.scroll(to: rows(3, count: 1))
@@ -235,7 +235,7 @@ struct ContentLoaderTests {
     }
 
     @Test func rowThatScrollsAwayIsCancelledAndNeverDelivered() async {
-        let harness = LoaderHarness([Section(id: "s", items: letters(10))])
+        let harness = LoaderHarness([ListSection(id: "s", items: letters(10))])
         harness.scroll(to: rows(0, count: 2))
         harness.scroll(to: rows(5, count: 2))
         #expect(harness.activities.contains(.cancelled("a", .scrolledAway)))
@@ -255,7 +255,7 @@ struct ContentLoaderTests {
     }
 
     @Test func loadCancelledThenRestartedDeliversOnlyTheNewLoad() async {
-        let harness = LoaderHarness([Section(id: "s", items: ["a", "b"])])
+        let harness = LoaderHarness([ListSection(id: "s", items: ["a", "b"])])
         harness.scroll(to: rows(0, count: 1))
         await harness.waitUntil("a at its gate") { harness.gates.waitingCount("a") == 1 }
         harness.scroll(to: rows(1, count: 1))
@@ -274,7 +274,7 @@ struct ContentLoaderTests {
 
     @Test func cancellationReachesTheLoadTask() async {
         let observed = CancellationObserver()
-        let harness = LoaderHarness([Section(id: "s", items: ["a", "b"])], load: { id in
+        let harness = LoaderHarness([ListSection(id: "s", items: ["a", "b"])], load: { id in
             do {
                 try await Task.sleep(for: .seconds(30))
             } catch {
@@ -292,10 +292,10 @@ struct ContentLoaderTests {
     }
 
     @Test func itemMovedWhileLoadingIsDeliveredToItsNewRow() async {
-        let harness = LoaderHarness([Section(id: "s", items: ["a", "b", "c", "d"])])
+        let harness = LoaderHarness([ListSection(id: "s", items: ["a", "b", "c", "d"])])
         harness.scroll(to: rows(0, count: 4))
         await harness.waitUntil("a at its gate") { harness.gates.waitingCount("a") == 1 }
-        harness.change(to: [Section(id: "s", items: ["b", "c", "a", "d"])])
+        harness.change(to: [ListSection(id: "s", items: ["b", "c", "a", "d"])])
         #expect(harness.loader.indexPath(of: "a") == path(0, 2))
         await harness.finish("a")
         #expect(harness.deliveries == [Delivery(id: "a", content: "a@0", path: path(0, 2))])
@@ -303,10 +303,10 @@ struct ContentLoaderTests {
     }
 
     @Test func insertAboveTheViewportShiftsDeliveriesAndTheVisibleObjects() async {
-        let harness = LoaderHarness([Section(id: "s", items: letters(10))])
+        let harness = LoaderHarness([ListSection(id: "s", items: letters(10))])
         harness.scroll(to: rows(4, count: 3))
         #expect(harness.loader.visibleIDs == ["e", "f", "g"])
-        harness.change(to: [Section(id: "s", items: ["new"] + letters(10))])
+        harness.change(to: [ListSection(id: "s", items: ["new"] + letters(10))])
         // The rows stay put, so each shows the object above the one it showed.
         #expect(harness.loader.visibleIDs == ["d", "e", "f"])
         #expect(harness.activities.suffix(2) == [.cancelled("g", .scrolledAway), .started("d")])
@@ -317,18 +317,18 @@ struct ContentLoaderTests {
     }
 
     @Test func applyCanMoveTheVisibleRowsWithTheChange() async {
-        let harness = LoaderHarness([Section(id: "s", items: letters(10))])
+        let harness = LoaderHarness([ListSection(id: "s", items: letters(10))])
         harness.scroll(to: rows(4, count: 3))
-        harness.change(to: [Section(id: "s", items: ["new"] + letters(10))], visible: rows(5, count: 3))
+        harness.change(to: [ListSection(id: "s", items: ["new"] + letters(10))], visible: rows(5, count: 3))
         #expect(harness.loader.visibleIDs == ["e", "f", "g"])
         #expect(harness.activities == [.started("e"), .started("f"), .started("g")])
     }
 
     @Test func deletedItemIsCancelledAndNeverDelivered() async {
-        let harness = LoaderHarness([Section(id: "s", items: ["a", "b", "c"])])
+        let harness = LoaderHarness([ListSection(id: "s", items: ["a", "b", "c"])])
         harness.scroll(to: rows(0, count: 2))
         await harness.waitUntil("b at its gate") { harness.gates.waitingCount("b") == 1 }
-        harness.change(to: [Section(id: "s", items: ["a", "c"])])
+        harness.change(to: [ListSection(id: "s", items: ["a", "c"])])
         #expect(harness.activities.contains(.cancelled("b", .deleted)))
         #expect(harness.loader.loadingIDs == ["a", "c"])
         await harness.finish("b")
@@ -339,23 +339,23 @@ struct ContentLoaderTests {
     }
 
     @Test func deletedObjectLosesItsCachedContent() async {
-        let harness = LoaderHarness([Section(id: "s", items: ["a", "b"])])
+        let harness = LoaderHarness([ListSection(id: "s", items: ["a", "b"])])
         harness.scroll(to: rows(0, count: 1))
         await harness.finish("a")
-        harness.change(to: [Section(id: "s", items: ["b"])])
+        harness.change(to: [ListSection(id: "s", items: ["b"])])
         #expect(harness.loader.content(for: "a") == nil)
         #expect(harness.loader.indexPath(of: "a") == nil)
         // Back in the list (a delete may have hidden a change of values), it loads anew.
-        harness.change(to: [Section(id: "s", items: ["a", "b"])])
+        harness.change(to: [ListSection(id: "s", items: ["a", "b"])])
         #expect(harness.loader.loadingIDs == ["a"])
     }
 
     @Test func reusedRowNeverGetsThePreviousObjectsResult() async {
-        let harness = LoaderHarness([Section(id: "s", items: ["a", "b", "c", "d", "e"])])
+        let harness = LoaderHarness([ListSection(id: "s", items: ["a", "b", "c", "d", "e"])])
         harness.scroll(to: rows(0, count: 2))
         await harness.waitUntil("a at its gate") { harness.gates.waitingCount("a") == 1 }
         // a moves off screen; row [0,0] is reused for b, row [0,1] for c.
-        harness.change(to: [Section(id: "s", items: ["b", "c", "d", "e", "a"])])
+        harness.change(to: [ListSection(id: "s", items: ["b", "c", "d", "e", "a"])])
         #expect(harness.loader.visibleIDs == ["b", "c"])
         await harness.finish("a")
         await harness.finish("b")
@@ -368,9 +368,9 @@ struct ContentLoaderTests {
     }
 
     @Test func swappedRowsGetEachOthersPaths() async {
-        let harness = LoaderHarness([Section(id: "x", items: ["a"]), Section(id: "y", items: ["b"])])
+        let harness = LoaderHarness([ListSection(id: "x", items: ["a"]), ListSection(id: "y", items: ["b"])])
         harness.scroll(to: [path(0, 0), path(1, 0)])
-        harness.change(to: [Section(id: "x", items: ["b"]), Section(id: "y", items: ["a"])])
+        harness.change(to: [ListSection(id: "x", items: ["b"]), ListSection(id: "y", items: ["a"])])
         await harness.finish("a")
         await harness.finish("b")
         #expect(harness.deliveries == [
@@ -380,7 +380,7 @@ struct ContentLoaderTests {
     }
 
     @Test func updateInvalidatesTheCacheAndReloadsWhenVisible() async {
-        let harness = LoaderHarness([Section(id: "s", items: ["a", "b", "c"])])
+        let harness = LoaderHarness([ListSection(id: "s", items: ["a", "b", "c"])])
         harness.scroll(to: rows(0, count: 1))
         await harness.finish("a")
         harness.change(to: harness.layout, updating: ["a"])
@@ -392,7 +392,7 @@ struct ContentLoaderTests {
     }
 
     @Test func updateWhileLoadingDiscardsTheStaleLoad() async {
-        let harness = LoaderHarness([Section(id: "s", items: ["a", "b"])])
+        let harness = LoaderHarness([ListSection(id: "s", items: ["a", "b"])])
         harness.scroll(to: rows(0, count: 1))
         await harness.waitUntil("a at its gate") { harness.gates.waitingCount("a") == 1 }
         harness.change(to: harness.layout, updating: ["a"])
@@ -405,7 +405,7 @@ struct ContentLoaderTests {
     }
 
     @Test func updateOfAnInvisibleObjectOnlyDropsItsContent() async {
-        let harness = LoaderHarness([Section(id: "s", items: ["a", "b"])])
+        let harness = LoaderHarness([ListSection(id: "s", items: ["a", "b"])])
         harness.scroll(to: rows(0, count: 1))
         await harness.finish("a")
         harness.scroll(to: rows(1, count: 1))
@@ -415,7 +415,7 @@ struct ContentLoaderTests {
     }
 
     @Test func concurrencyBoundQueuesLoadsTopToBottom() async {
-        let harness = LoaderHarness([Section(id: "s", items: letters(8))], maxConcurrentLoads: 2)
+        let harness = LoaderHarness([ListSection(id: "s", items: letters(8))], maxConcurrentLoads: 2)
         harness.scroll(to: rows(0, count: 5).reversed())
         #expect(harness.loader.loadingIDs == ["a", "b"])
         #expect(harness.loader.queuedIDs == ["c", "d", "e"])
@@ -440,7 +440,7 @@ struct ContentLoaderTests {
     }
 
     @Test func failureIsReportedOnceAndRetriedWhenTheRowComesBack() async {
-        let harness = LoaderHarness([Section(id: "s", items: ["a", "b"])])
+        let harness = LoaderHarness([ListSection(id: "s", items: ["a", "b"])])
         harness.scroll(to: rows(0, count: 1))
         await harness.finish("a", succeeding: false)
         #expect(harness.failures == [Delivery(id: "a", content: "\(GateFailure(id: "a"))", path: path(0, 0))])
@@ -453,7 +453,7 @@ struct ContentLoaderTests {
     }
 
     @Test func cacheKeepsTheMostRecentlyUsedWithinItsCapacity() async {
-        let harness = LoaderHarness([Section(id: "s", items: letters(4))], cacheCapacity: 2)
+        let harness = LoaderHarness([ListSection(id: "s", items: letters(4))], cacheCapacity: 2)
         for (index, id) in letters(3).enumerated() {
             harness.scroll(to: rows(index, count: 1))
             await harness.finish(id)
@@ -466,7 +466,7 @@ struct ContentLoaderTests {
     }
 
     @Test func callbacksMayCallBackIntoTheLoader() async {
-        let harness = LoaderHarness([Section(id: "s", items: ["a", "b", "c"])], maxConcurrentLoads: 1)
+        let harness = LoaderHarness([ListSection(id: "s", items: ["a", "b", "c"])], maxConcurrentLoads: 1)
         harness.scroll(to: rows(0, count: 2))
         // When a's content lands, the screen scrolls to c. The loader started b, next in line,
         // before it called back (callbacks see a consistent state), so b is cancelled again.
@@ -492,8 +492,8 @@ struct ContentLoaderTests {
             nextName += 1
             return "n\(nextName)"
         }
-        let start: Snapshot = [Section(id: "x", items: (0..<8).map { _ in newName() }),
-                               Section(id: "y", items: (0..<8).map { _ in newName() })]
+        let start: Snapshot = [ListSection(id: "x", items: (0..<8).map { _ in newName() }),
+                               ListSection(id: "y", items: (0..<8).map { _ in newName() })]
         let harness = LoaderHarness(start, maxConcurrentLoads: 3, cacheCapacity: 6)
         for _ in 0..<300 {
             var layout = harness.layout

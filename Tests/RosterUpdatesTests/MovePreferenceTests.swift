@@ -7,8 +7,8 @@ import RosterTestSupport
 struct MovePreferenceTests {
     @Test func theEditedObjectMovesRatherThanItsUnchangedNeighbour() {
         // p1 was edited so that it now sorts after p2: one move either way; p1 is the one.
-        let old: Snapshot = [Section(id: "s", items: ["p2", "p1"])]
-        let new: Snapshot = [Section(id: "s", items: ["p1", "p2"])]
+        let old: Snapshot = [ListSection(id: "s", items: ["p2", "p1"])]
+        let new: Snapshot = [ListSection(id: "s", items: ["p1", "p2"])]
         let movingP1 = SnapshotDiff.changes(from: old, to: new, isUpdated: { $0 == "p1" })
         #expect(movingP1.objectChanges == [objectMove("p1", from: path(0, 1), to: path(0, 0))])
         let movingP2 = SnapshotDiff.changes(from: old, to: new, isUpdated: { $0 == "p2" })
@@ -17,16 +17,16 @@ struct MovePreferenceTests {
 
     @Test func preferenceNeverCostsAnExtraMove() {
         // Moving the one edited item c would take one move; keeping it and moving a, b would take two.
-        let old: Snapshot = [Section(id: "s", items: ["a", "b", "c"])]
-        let new: Snapshot = [Section(id: "s", items: ["c", "a", "b"])]
+        let old: Snapshot = [ListSection(id: "s", items: ["a", "b", "c"])]
+        let new: Snapshot = [ListSection(id: "s", items: ["c", "a", "b"])]
         let group = SnapshotDiff.changes(from: old, to: new, isUpdated: { $0 != "c" })
         #expect(group.objectChanges.filter { $0.type == .move }.map(\.item) == ["c"])
     }
 
     @Test func theSectionThatKeepsMostObjectsStaysWhenSectionsReverse() {
         // Keeping A and re-inserting B would move b1, b2, b3; keeping B moves only a1.
-        let old: Snapshot = [Section(id: "A", items: ["a1"]), Section(id: "B", items: ["b1", "b2", "b3"])]
-        let new: Snapshot = [Section(id: "B", items: ["b1", "b2", "b3"]), Section(id: "A", items: ["a1"])]
+        let old: Snapshot = [ListSection(id: "A", items: ["a1"]), ListSection(id: "B", items: ["b1", "b2", "b3"])]
+        let new: Snapshot = [ListSection(id: "B", items: ["b1", "b2", "b3"]), ListSection(id: "A", items: ["a1"])]
         let group = SnapshotDiff.changes(from: old, to: new, isUpdated: { _ in false })
         #expect(group.sectionChanges == [sectionDelete(0, "A"), sectionInsert(1, "A")])
         #expect(group.objectChanges == [objectMove("a1", from: path(0, 0), to: path(1, 0))])
@@ -36,7 +36,7 @@ struct MovePreferenceTests {
         // Order A B C → C A B. Keeping A and B (the longest run of sections) moves c1…c4;
         // keeping C alone moves a1 and b1, which is fewer.
         let old: Snapshot = [
-            Section(id: "A", items: ["a1"]), Section(id: "B", items: ["b1"]), Section(id: "C", items: ["c1", "c2", "c3", "c4"]),
+            ListSection(id: "A", items: ["a1"]), ListSection(id: "B", items: ["b1"]), ListSection(id: "C", items: ["c1", "c2", "c3", "c4"]),
         ]
         let new: Snapshot = [old[2], old[0], old[1]]
         let group = SnapshotDiff.changes(from: old, to: new, isUpdated: { _ in false })
@@ -46,7 +46,7 @@ struct MovePreferenceTests {
 
     @Test func onATieOfMovesMoreSectionsStay() {
         // A B C → B C A. Keeping A alone moves b1 and c1; keeping B and C moves a1 and a2.
-        let old: Snapshot = [Section(id: "A", items: ["a1", "a2"]), Section(id: "B", items: ["b1"]), Section(id: "C", items: ["c1"])]
+        let old: Snapshot = [ListSection(id: "A", items: ["a1", "a2"]), ListSection(id: "B", items: ["b1"]), ListSection(id: "C", items: ["c1"])]
         let new: Snapshot = [old[1], old[2], old[0]]
         // Two moves either way, so the two sections stay.
         let group = SnapshotDiff.changes(from: old, to: new, isUpdated: { _ in false })
@@ -54,7 +54,7 @@ struct MovePreferenceTests {
     }
 
     @Test func onATieOfMovesAndSectionsTheEarliestOldSectionStays() {
-        let old: Snapshot = [Section(id: "A", items: ["a1", "a2"]), Section(id: "B", items: ["b1", "b2"])]
+        let old: Snapshot = [ListSection(id: "A", items: ["a1", "a2"]), ListSection(id: "B", items: ["b1", "b2"])]
         let new: Snapshot = [old[1], old[0]]
         let group = SnapshotDiff.changes(from: old, to: new, isUpdated: { _ in false })
         #expect(group.sectionChanges == [sectionDelete(1, "B"), sectionInsert(0, "B")])

@@ -31,7 +31,7 @@ struct SectionedListTests {
     @Test func settingItemsIntoAnEmptyListInsertsTheirSections() throws {
         var list = cardList()
         let change = list.setItems([card("p1", "b", 1), card("p2", "a", 2), card("p3", "a", 1)])
-        #expect(list.sections == [Section(id: "a", items: ["p3", "p2"]), Section(id: "b", items: ["p1"])])
+        #expect(list.sections == [ListSection(id: "a", items: ["p3", "p2"]), ListSection(id: "b", items: ["p1"])])
         #expect(list.items.map(\.id) == ["p3", "p2", "p1"])
         #expect(change.group == Group(
             sectionChanges: [sectionInsert(0, "a"), sectionInsert(1, "b")],
@@ -46,7 +46,7 @@ struct SectionedListTests {
         var list = cardList([card("p1", "a", 1), card("p2", "a", 2), card("p3", "a", 3)])
         let old = list.sections
         let change = list.upsert([card("p2", "a", 2, note: 1), card("p4", "a", 4), card("p1", "a", 1)])
-        #expect(list.sections == [Section(id: "a", items: ["p1", "p2", "p3", "p4"])])
+        #expect(list.sections == [ListSection(id: "a", items: ["p1", "p2", "p3", "p4"])])
         #expect(change.group == Group(objectChanges: [
             objectInsert("p4", to: path(0, 3)), objectUpdate("p2", from: path(0, 1), to: path(0, 1)),
         ]))
@@ -75,7 +75,7 @@ struct SectionedListTests {
         var list = cardList([card("p1", "a", 1), card("p2", "a", 2), card("p3", "b", 1)])
         let old = list.sections
         let change = list.remove(ids: ["p3", "nobody"])
-        #expect(list.sections == [Section(id: "a", items: ["p1", "p2"])])
+        #expect(list.sections == [ListSection(id: "a", items: ["p1", "p2"])])
         #expect(change.group == Group(sectionChanges: [sectionDelete(1, "b")], objectChanges: [objectDelete("p3", from: path(1, 0))]))
         #expect(change.batch == BatchUpdate(deleteSections: [1]))
         try change.batch.validate(old: old, new: list.sections)
@@ -86,7 +86,7 @@ struct SectionedListTests {
         var list = cardList([card("p1", "a", 1), card("p2", "a", 2), card("p3", "a", 3), card("p4", "b", 1), card("p5", "b", 2)])
         let old = list.sections
         let change = list.sort { $0.rank > $1.rank }
-        #expect(list.sections == [Section(id: "a", items: ["p3", "p2", "p1"]), Section(id: "b", items: ["p5", "p4"])])
+        #expect(list.sections == [ListSection(id: "a", items: ["p3", "p2", "p1"]), ListSection(id: "b", items: ["p5", "p4"])])
         // The fewest moves that sort each section: two in "a" (p1 stays), one in "b" (p4 stays).
         #expect(change.group == Group(objectChanges: [
             objectMove("p3", from: path(0, 2), to: path(0, 0)),
@@ -145,7 +145,7 @@ struct SectionedListTests {
         var list = cardList([card("p1", "a", 1), card("p2", "b", 1)])
         let old = list.sections
         let change = list.apply(upserting: [card("p3", "a", 2), card("p2", "b", 1, note: 1)], removing: ["p1", "p2"])
-        #expect(list.sections == [Section(id: "a", items: ["p3"])])
+        #expect(list.sections == [ListSection(id: "a", items: ["p3"])])
         #expect(change.group == Group(
             sectionChanges: [sectionDelete(1, "b")],
             objectChanges: [objectInsert("p3", to: path(0, 0)), objectDelete("p1", from: path(0, 0)), objectDelete("p2", from: path(1, 0))]))
@@ -340,7 +340,7 @@ private func grouped(_ cards: [Card]) -> Snapshot {
         if snapshot.last?.id == card.section {
             snapshot[snapshot.count - 1].items.append(card.id)
         } else {
-            snapshot.append(Section(id: card.section, items: [card.id]))
+            snapshot.append(ListSection(id: card.section, items: [card.id]))
         }
     }
     return snapshot

@@ -60,7 +60,7 @@ func allSnapshots(items: [String], sectionIDs: [String]) -> [Snapshot] {
     for arrangement in orderedSubsets(of: items) {
         for blocks in compositions(of: arrangement, maxBlocks: sectionIDs.count) {
             for names in orderedSubsets(of: sectionIDs) where names.count == blocks.count {
-                snapshots.append(zip(names, blocks).map { Section(id: $0, items: $1) })
+                snapshots.append(zip(names, blocks).map { ListSection(id: $0, items: $1) })
             }
         }
     }

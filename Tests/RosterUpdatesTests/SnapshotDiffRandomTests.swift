@@ -46,7 +46,7 @@ struct SnapshotDiffRandomTests {
     @Test func hundredThousandItemsDiffAndApplyQuickly() throws {
         var random = SplitMix64(seed: 2026)
         let old: Snapshot = (0..<100).map { section in
-            Section(id: "s\(section)", items: (0..<1_000).map { "i\(section * 1_000 + $0)" })
+            ListSection(id: "s\(section)", items: (0..<1_000).map { "i\(section * 1_000 + $0)" })
         }
         var new = old
         for section in new.indices {
@@ -76,7 +76,7 @@ func randomSnapshot(itemCount: Int, using random: inout SplitMix64) -> Snapshot 
     for index in 0..<itemCount {
         itemsByName[names.randomElement(using: &random)!, default: []].append("i\(index)")
     }
-    return names.compactMap { name in itemsByName[name].map { Section(id: name, items: $0) } }
+    return names.compactMap { name in itemsByName[name].map { ListSection(id: name, items: $0) } }
 }
 
 /// `snapshot` after random deletes, inserts, moves inside and across sections, and section
@@ -104,8 +104,8 @@ func randomChange(of snapshot: Snapshot, using random: inout SplitMix64) -> Snap
     for name in (0..<10).map({ "s\($0)" }).shuffled(using: &random) where !order.contains(name) {
         order.insert(name, at: Int.random(in: 0...order.count, using: &random))
     }
-    return order.compactMap { name -> Section<String, String>? in
+    return order.compactMap { name -> ListSection<String, String>? in
         let items = placed.filter { $0.section == name }.sorted { ($0.rank, $0.item) < ($1.rank, $1.item) }.map { $0.item }
-        return items.isEmpty ? nil : Section(id: name, items: items)
+        return items.isEmpty ? nil : ListSection(id: name, items: items)
     }
 }

@@ -4,7 +4,7 @@ import RosterUpdates
 import RosterTestSupport
 
 /// Snapshots in tests: sections named by strings, items by strings.
-typealias Snapshot = [Section<String, String>]
+typealias Snapshot = [ListSection<String, String>]
 typealias Group = ChangeGroup<String, String>
 
 /// `[section, item]` in one short call.

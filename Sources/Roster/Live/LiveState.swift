@@ -14,7 +14,7 @@ import RosterUpdates
 final class LiveState {
     private(set) var engine: IncrementalResults
     /// The results as sections of keys, as the consumer last saw them.
-    private(set) var snapshot: [Section<Value, Value>]
+    private(set) var snapshot: [ListSection<Value, Value>]
 
     init(query: BoundQuery, rows: [[Value]]) {
         engine = Self.makeEngine(query: query, rows: rows)
@@ -76,8 +76,8 @@ final class LiveState {
         let oldItems = Dictionary(uniqueKeysWithValues: old.lazy.map { ($0.id, $0.items) })
         snapshot = (0..<engine.numberOfSections).map { index in
             let name = engine.sectionName(index)
-            if !changedNames.contains(name), let items = oldItems[name] { return Section(id: name, items: items) }
-            return Section(id: name, items: engine.keys(inSection: index))
+            if !changedNames.contains(name), let items = oldItems[name] { return ListSection(id: name, items: items) }
+            return ListSection(id: name, items: engine.keys(inSection: index))
         }
         return ResultsDelta(group: change.group, oldSnapshot: old, removedRows: change.removedRows)
     }

@@ -76,12 +76,12 @@ extension ResultsChangeReceiver {
 /// item identifiers per section, and the items whose content changed and need reloading.
 public struct ResultsSnapshot: Sendable, Hashable {
     /// The sections, each with its name and the keys of its objects, in order.
-    public let sections: [Section<Value, Value>]
+    public let sections: [ListSection<Value, Value>]
     /// Keys of objects whose stored values changed in the change that made this snapshot.
     public let reloadedItemIdentifiers: [Value]
 
     /// Creates a snapshot.
-    public init(sections: [Section<Value, Value>], reloadedItemIdentifiers: [Value] = []) {
+    public init(sections: [ListSection<Value, Value>], reloadedItemIdentifiers: [Value] = []) {
         self.sections = sections
         self.reloadedItemIdentifiers = reloadedItemIdentifiers
     }

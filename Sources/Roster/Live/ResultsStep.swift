@@ -20,7 +20,7 @@ struct ResultsDelta: Sendable {
     let group: ChangeGroup<Value, Value>
     /// The results before the change, as the change's `from` paths see them (with the
     /// user's own edits applied).
-    let oldSnapshot: [Section<Value, Value>]
+    let oldSnapshot: [ListSection<Value, Value>]
     /// The rows of deleted objects, as they were.
     let removedRows: [Value: [Value]]
 }

@@ -178,8 +178,8 @@ final class IncrementalResults {
     func key(atRank rank: Int) -> Value { arena.keys[Int(tree[rank])] }
 
     /// The results as sections of keys. O(n).
-    var snapshot: [Section<Value, Value>] {
-        (0..<sectionNames.count).map { Section(id: sectionNames[$0], items: keys(inSection: $0)) }
+    var snapshot: [ListSection<Value, Value>] {
+        (0..<sectionNames.count).map { ListSection(id: sectionNames[$0], items: keys(inSection: $0)) }
     }
 
     /// The keys of section `index`, in order. O(log n + the section's size).

@@ -62,5 +62,5 @@ extension ResultsController {
 
     /// The results as sections of keys: what the change callbacks turn the previous
     /// snapshot into. O(n).
-    public var snapshot: [Section<Value, Value>] { engine.snapshot }
+    public var snapshot: [ListSection<Value, Value>] { engine.snapshot }
 }

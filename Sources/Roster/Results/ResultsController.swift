@@ -38,7 +38,7 @@ public final class ResultsController: LiveQueryRequest {
     var pendingUserEdits: [UserEdit] = []
     /// Set when a read failed during a delivery: why the next delivery must re-fetch, and
     /// the results the delegate last saw, which the resync group starts from.
-    var pendingResync: (reason: ResyncReason, seen: [Section<Value, Value>])?
+    var pendingResync: (reason: ResyncReason, seen: [ListSection<Value, Value>])?
     /// A commit that touches more than this fraction of the results is handled by
     /// re-fetching the results and diffing them whole, which is cheaper than moving that
     /// many rows one by one. The default was chosen by measurement (Docs/Performance.md).
@@ -144,7 +144,7 @@ public final class ResultsController: LiveQueryRequest {
     /// `updated` tells which objects in both changed their values.
     ///
     /// - Parameter old: the results the delegate last saw; by default the current ones.
-    func replaceResults(query: BoundQuery, rows: [[Value]], from old: [Section<Value, Value>]? = nil,
+    func replaceResults(query: BoundQuery, rows: [[Value]], from old: [ListSection<Value, Value>]? = nil,
                         resync: ResyncReason? = nil, updated: (Value) -> Bool) {
         var old = old ?? engine.snapshot
         for edit in pendingUserEdits { edit.apply(to: &old) }
@@ -247,7 +247,7 @@ extension ResultsController: StoreObserver {
 
     /// A read failed: the delegate keeps the results it last saw, hears the error, and
     /// the next delivery re-fetches (``ResyncReason/readFailed`` unless a reason is given).
-    private func fail(_ error: StoreError, seen: [Section<Value, Value>], reason: ResyncReason = .readFailed) {
+    private func fail(_ error: StoreError, seen: [ListSection<Value, Value>], reason: ResyncReason = .readFailed) {
         pendingResync = (pendingResync?.reason ?? reason, pendingResync?.seen ?? seen)
         // The next poll delivers again even if nothing else is committed.
         store.hasFailedDelivery = true
@@ -307,7 +307,7 @@ extension ResultsController: StoreObserver {
     ///
     /// - Parameter old: the results the change starts from, when the caller has them;
     ///   otherwise they are worked out from the group, should a read fail.
-    func report(_ change: IncrementalChange?, from old: [Section<Value, Value>]?) {
+    func report(_ change: IncrementalChange?, from old: [ListSection<Value, Value>]?) {
         guard let change else { return }
         let group = change.group
         var objects: [Object] = []

@@ -16,7 +16,7 @@ protocol ResultsEngine: AnyObject {
     var query: BoundQuery { get }
     var count: Int { get }
     var numberOfSections: Int { get }
-    var snapshot: [Section<Value, Value>] { get }
+    var snapshot: [ListSection<Value, Value>] { get }
     var rows: [[Value]] { get }
     func sectionName(_ index: Int) -> Value
     func sectionRange(_ index: Int) -> Range<Int>
@@ -48,7 +48,7 @@ final class RefetchingResults: ResultsEngine {
     var query: BoundQuery { state.query }
     var count: Int { state.rows.count }
     var numberOfSections: Int { state.sectionStarts.count }
-    var snapshot: [Section<Value, Value>] { state.snapshot }
+    var snapshot: [ListSection<Value, Value>] { state.snapshot }
     var rows: [[Value]] { state.rows }
     func sectionName(_ index: Int) -> Value { state.sectionStarts[index].name }
     func sectionRange(_ index: Int) -> Range<Int> { state.sectionRange(index) }

@@ -68,14 +68,14 @@ struct ResultsState: Sendable {
     // MARK: Reading
 
     /// The results as sections of keys.
-    var snapshot: [Section<Value, Value>] {
+    var snapshot: [ListSection<Value, Value>] {
         Self.snapshot(rows: rows, starts: sectionStarts, keyIndex: query.entity.keyIndex)
     }
 
-    private static func snapshot(rows: [[Value]], starts: [SectionStart], keyIndex: Int) -> [Section<Value, Value>] {
+    private static func snapshot(rows: [[Value]], starts: [SectionStart], keyIndex: Int) -> [ListSection<Value, Value>] {
         starts.indices.map { index in
             let end = index + 1 < starts.count ? starts[index + 1].start : rows.count
-            return Section(id: starts[index].name, items: rows[starts[index].start..<end].map { $0[keyIndex] })
+            return ListSection(id: starts[index].name, items: rows[starts[index].start..<end].map { $0[keyIndex] })
         }
     }
 

@@ -16,7 +16,7 @@ public enum UserEdit: Sendable, Hashable {
 
     /// Applies the edit to a snapshot of keys, as the list view did: what the list shows
     /// after the user's gesture, and what the next change's `from` paths refer to.
-    public func apply(to sections: inout [Section<Value, Value>]) {
+    public func apply(to sections: inout [ListSection<Value, Value>]) {
         let key: Value
         switch self {
         case let .move(movedKey, _), let .delete(movedKey): key = movedKey

@@ -21,7 +21,7 @@ final class RefetchDiffObserver {
     private let database: RawDatabase
     private let select: RawStatement
     private var rows: [String: Row] = [:]
-    private var snapshot: [Section<String, String>] = []
+    private var snapshot: [ListSection<String, String>] = []
 
     /// Opens its own connection to the store's file and fetches the results.
     init(path: String) throws(BenchmarkError) {
@@ -55,28 +55,28 @@ final class RefetchDiffObserver {
 
     /// The results as they are in the file now, as sections of keys; the observer's own
     /// results are left as they were.
-    func fetchSnapshot() throws(BenchmarkError) -> [Section<String, String>] {
+    func fetchSnapshot() throws(BenchmarkError) -> [ListSection<String, String>] {
         try fetch().1
     }
 
-    private func fetch() throws(BenchmarkError) -> ([String: Row], [Section<String, String>]) {
+    private func fetch() throws(BenchmarkError) -> ([String: Row], [ListSection<String, String>]) {
         var byKey: [String: Row] = [:]
         byKey.reserveCapacity(rows.count + 1_000)
-        var sections: [Section<String, String>] = []
+        var sections: [ListSection<String, String>] = []
         var items: [String] = []
         var currentDay: String?
         while try select.step() {
             let row = Row(id: select.text(0), day: select.text(1), rank: select.int64(2),
                           score: select.double(3), title: select.text(4), pinned: select.int64(5) != 0)
             if row.day != currentDay {
-                if let currentDay { sections.append(Section(id: currentDay, items: items)) }
+                if let currentDay { sections.append(ListSection(id: currentDay, items: items)) }
                 currentDay = row.day
                 items = []
             }
             items.append(row.id)
             byKey[row.id] = row
         }
-        if let currentDay { sections.append(Section(id: currentDay, items: items)) }
+        if let currentDay { sections.append(ListSection(id: currentDay, items: items)) }
         return (byKey, sections)
     }
 }

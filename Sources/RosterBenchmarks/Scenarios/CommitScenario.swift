@@ -87,7 +87,7 @@ enum CommitScenario {
                 return value.description
             }
             let actual = controller.snapshot.map { section in
-                Section(id: text(section.id), items: section.items.map(text))
+                ListSection(id: text(section.id), items: section.items.map(text))
             }
             if try actual != baseline.fetchSnapshot() {
                 reporter.mismatch(.commit, size: size, "after \(iterations) commits of each kind the live query's results differ from the file's")

@@ -2,7 +2,7 @@
 ///
 /// Snapshots that ``SnapshotDiff`` compares never hold an empty section, and no identifier
 /// appears twice among the sections or among all the items.
-public struct Section<SectionID: Hashable & Sendable, ItemID: Hashable & Sendable>: Hashable, Sendable {
+public struct ListSection<SectionID: Hashable & Sendable, ItemID: Hashable & Sendable>: Hashable, Sendable {
     /// The section's identifier (its name).
     public var id: SectionID
     /// The identifiers of the section's items, in display order.
