@@ -19,7 +19,7 @@ struct RunCommand: ParsableCommand {
     @Argument(help: "The script file, or - for standard input.")
     var script: String
 
-    @Flag(help: "Print the trace for a person to read: spaced, with a blank line between script lines.")
+    @Flag(help: "Print the trace for a person to read: each group under its line and query, changes as the examples print them (not JSON).")
     var pretty = false
 
     @Option(name: [.customLong("store"), .customLong("database")], help: "Create the store at this path instead of a temporary file (it must not exist yet). --database is the same.")
@@ -58,7 +58,8 @@ struct RunCommand: ParsableCommand {
             if event["event"]?.stringValue == "error" { sawError = true }
             // One write per line: a trace read while the script runs, or cut short by a
             // crash, holds every event made so far.
-            FileHandle.standardOutput.write(Data(((pretty ? format.readable(event) : event.serialized()) + "\n").utf8))
+            let text = pretty ? format.readable(event) : event.serialized()
+            if let text { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
         }
         if strict && sawError { throw ExitCode(3) }
     }

@@ -35,7 +35,7 @@ struct WatchCommand: ParsableCommand {
     @Option(help: "The query's name in the events.")
     var name = "watch"
 
-    @Flag(help: "Print the events for a person to read: spaced, with a blank line between changes.")
+    @Flag(help: "Print the events for a person to read, as roster run --pretty does (not JSON).")
     var pretty = false
 
     @Flag(help: "Keep moves in batches as moveItems instead of splitting them into a delete and an insert.")
@@ -85,17 +85,17 @@ struct WatchCommand: ParsableCommand {
             FileHandle.standardError.write(Data("roster watch: file events are unavailable here; polling every 100 ms\n".utf8))
         }
 
-        var printedAny = false
+        var format = TraceFormat()
         func print(_ events: [JSONObject]) {
             guard !events.isEmpty else { return }
-            var format = TraceFormat()
-            var text = pretty && printedAny ? "\n" : ""
+            var text = ""
             for event in events {
-                text += (pretty ? format.readable(.object(event)) : JSONValue.object(event).serialized()) + "\n"
+                if let line = pretty ? format.readable(.object(event)) : JSONValue.object(event).serialized() {
+                    text += line + "\n"
+                }
             }
             // One write per change, so a reader sees each change whole and at once.
             FileHandle.standardOutput.write(Data(text.utf8))
-            printedAny = true
         }
         print(watch.snapshot)
         while wakeUp.waitForChange() {

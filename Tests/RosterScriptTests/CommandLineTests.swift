@@ -25,13 +25,37 @@ struct CommandLineTests {
         #expect(lines.count == 8)
     }
 
-    @Test func prettyPrintsTheSameEventsSpacedAndGroupedByLine() throws {
-        let compact = try run(["run", "-"], input: script).output.split(separator: "\n")
+    @Test func prettyWritesEachGroupForAPersonToRead() throws {
         let result = try run(["run", "-", "--pretty"], input: script)
         #expect(result.status == 0)
-        #expect(result.output.contains("\n\n{\"line\": 3, \"query\": \"q1\", \"event\": \"willChange\"}\n"))
-        let pretty = result.output.split(separator: "\n", omittingEmptySubsequences: true)
-        #expect(try pretty.map { try JSONParser().parse($0) } == compact.map { try JSONParser().parse($0) })
+        #expect(result.output == """
+            line 2 · q1 · snapshot: no sections
+
+            line 3 · q1
+              section insert 0
+              insert 'p1' at [0,0]
+              batch: insertSections [0]
+              now: 'p1'
+
+            line 4 · error: delete: no Post with key 'p9'
+
+            """)
+        // Moves, updates and sections by name, as the examples print them.
+        let moves = """
+            {"op":"entity","name":"Task","key":"id","attributes":{"id":"string","list":"string","rank":"integer"}}
+            {"op":"query","name":"t","entity":"Task","sort":[["list","asc"],["rank","asc"]],"section":"list"}
+            {"op":"insert","entity":"Task","values":{"id":"a","list":"home","rank":1}}
+            {"op":"insert","entity":"Task","values":{"id":"b","list":"home","rank":2}}
+            {"op":"update","entity":"Task","key":"a","values":{"rank":3}}
+            """
+        let moved = try run(["run", "-", "--pretty", "--keep-moves"], input: moves)
+        #expect(moved.output.hasSuffix("""
+            line 5 · t
+              move 'a' from [0,0] to [0,1]
+              batch: moveItems [0,0]→[0,1]
+              now: 'home': 'b' 'a'
+
+            """), "\(moved.output)")
     }
 
     @Test func anUnreadableScriptExitsWithOne() throws {

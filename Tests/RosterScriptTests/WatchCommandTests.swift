@@ -70,7 +70,7 @@ struct WatchCommandTests {
         #expect(!watch.error.contains("polling"), "file events were unavailable: \(watch.error)")
     }
 
-    @Test func sigtermAlsoEndsTheWatchWithZeroAndPrettyLaysOutTheSameEvents() throws {
+    @Test func sigtermAlsoEndsTheWatchWithZeroAndPrettyWritesTheGroupsForAPerson() throws {
         let store = try TemporaryStore(script: script)
         defer { store.remove() }
         let watch = try RunningProgram("roster", ["watch", "--store", store.path, "--query", query, "--name", "feed", "--pretty", "--safety-poll", "30"])
@@ -78,10 +78,12 @@ struct WatchCommandTests {
         #expect(watch.waitForOutput(lines: 1, timeout: .seconds(10)))
         Thread.sleep(forTimeInterval: 0.4)
         #expect(try ProgramRun(program: "roster", arguments: ["sql", store.path, "UPDATE Post SET rank = 2"]).status == 0)
-        #expect(watch.waitForOutput(lines: 7, timeout: .seconds(2)), "\(watch.outputLines)")
-        // A blank line between the snapshot and the group; every other line one event.
-        #expect(watch.outputLines[1] == "")
-        #expect(watch.outputLines[2] == #"{"line": 0, "query": "feed", "event": "willChange"}"#)
+        #expect(watch.waitForOutput(lines: 6, timeout: .seconds(2)), "\(watch.outputLines)")
+        // The snapshot, a blank line, then the group under its header, as `roster run --pretty`.
+        #expect(Array(watch.outputLines.prefix(6)) == [
+            "line 0 · feed · snapshot: '2026-11-20': 'p1'", "", "line 0 · feed",
+            "  update 'p1' at [0,0]", "  batch: reloadItems [0,0]", "  now: '2026-11-20': 'p1'",
+        ])
         watch.terminate()
         #expect(watch.waitForExit(timeout: .seconds(5)) == 0)
         #expect(watch.exitedNormally)
