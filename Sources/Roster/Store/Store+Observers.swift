@@ -115,17 +115,9 @@ extension Store {
         let entity = try entity(named: entityName)
         // The first watch of an entity in this store: another process may have rebuilt its
         // table while the store was closed, and a fetch must not build on such a table.
-        do {
-            if let problem = try tableProblem(entity) {
-                throw StoreError.schemaMismatch(entity: entityName, reason: "\(problem), by another connection")
-            }
-        } catch let error as DatabaseError {
-            throw .database(error)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw .database(DatabaseError(code: .error, message: "\(error)"))
-        }
+        let problem: String?
+        do { problem = try tableProblem(entity) } catch { throw .database(error) }
+        if let problem { throw .schemaMismatch(entity: entityName, reason: "\(problem), by another connection") }
         let exists: Bool
         do { exists = try SchemaCatalog.hasChangeLog(of: entity, on: writer) } catch { throw .database(error) }
         if exists {
