@@ -1,11 +1,12 @@
 import RosterScript
 import Testing
+import RosterTestSupport
 
 @Suite("JSON round trips")
 struct JSONRoundTripTests {
     @Test(arguments: [JSONStyle.compact, .pretty])
     func seededRandomValuesRoundTrip(style: JSONStyle) throws {
-        var generator = JSONTestGenerator(seed: 0x5EED)
+        var generator = SplitMix64(seed: 0x5EED)
         for _ in 0..<500 {
             let value = randomValue(depth: 4, using: &generator)
             let text = value.serialized(style)
@@ -35,7 +36,7 @@ struct JSONRoundTripTests {
         #expect(try JSONValue.parse(text) == .string(string))
     }
 
-    private func randomValue(depth: Int, using generator: inout JSONTestGenerator) -> JSONValue {
+    private func randomValue(depth: Int, using generator: inout SplitMix64) -> JSONValue {
         let choice = Int.random(in: 0..<(depth > 0 ? 8 : 6), using: &generator)
         switch choice {
         case 0: return .null
@@ -55,7 +56,7 @@ struct JSONRoundTripTests {
         }
     }
 
-    private func randomDouble(using generator: inout JSONTestGenerator) -> Double {
+    private func randomDouble(using generator: inout SplitMix64) -> Double {
         switch Int.random(in: 0..<3, using: &generator) {
         case 0: Double(Int.random(in: -1000...1000, using: &generator))
         case 1: Double.random(in: -1...1, using: &generator)
@@ -64,24 +65,10 @@ struct JSONRoundTripTests {
         }
     }
 
-    private func randomString(using generator: inout JSONTestGenerator) -> String {
+    private func randomString(using generator: inout SplitMix64) -> String {
         let alphabet: [Unicode.Scalar] = ["a", "Z", " ", "\"", "\\", "/", "\n", "\u{1}", "\u{1F}", "é", "e", "\u{301}", "😀", "\u{2028}", "中"]
         let count = Int.random(in: 0..<8, using: &generator)
         return String(String.UnicodeScalarView((0..<count).map { _ in alphabet.randomElement(using: &generator)! }))
     }
 }
 
-/// A small deterministic generator, so that a failure can be reproduced.
-private struct JSONTestGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,3 +1,4 @@
+import RosterTestSupport
 import Testing
 @testable import Roster
 
@@ -7,7 +8,7 @@ import Testing
 
     @Test("random edits match a sorted array after every step", arguments: CountedBTreeShape.small, [1, 2, 3] as [UInt64])
     func randomEditsMatchASortedArray(shape: CountedBTreeShape, seed: UInt64) {
-        var random = TreeTestRandom(seed: seed &* 0x9E37_79B9 &+ UInt64(shape.leaf))
+        var random = SplitMix64(seed: seed &* 0x9E37_79B9 &+ UInt64(shape.leaf))
         var tree = IntTree(compare: intOrder, capacities: shape.capacities)
         var reference: [Int] = []
         let valueRange = 600
@@ -91,7 +92,7 @@ import Testing
         let twoLevels = leaf * shape.inner
         let sizes = [0, 1, 2, 3, leaf - 1, leaf, leaf + 1, 2 * leaf, 2 * leaf + 1,
                      twoLevels - 1, twoLevels, twoLevels + 1, 1_000, 10_000]
-        var random = TreeTestRandom(seed: UInt64(leaf * 1_000 + shape.inner))
+        var random = SplitMix64(seed: UInt64(leaf * 1_000 + shape.inner))
         for size in Set(sizes.filter { $0 >= 0 }).sorted() {
             var reference = (0..<size).map { $0 * 3 }
             var tree = IntTree(sorted: reference, compare: intOrder, capacities: shape.capacities)
@@ -163,7 +164,7 @@ import Testing
 
     @Test("snapshots taken between random edits keep their contents")
     func snapshotsKeepTheirContents() {
-        var random = TreeTestRandom(seed: 77)
+        var random = SplitMix64(seed: 77)
         var tree = IntTree(sorted: Array(0..<300), compare: intOrder, capacities: .init(leaf: 3, inner: 4))
         var reference = Array(0..<300)
         var snapshots: [(tree: IntTree, elements: [Int])] = []
@@ -235,18 +236,6 @@ private struct KeyedRow: Equatable {
     }
 }
 
-/// SplitMix64, so every random case replays exactly.
-private struct TreeTestRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
-}
 
 extension [Int] {
     /// The number of elements less than `value`, in this sorted array.
@@ -272,7 +261,7 @@ extension [Int] {
 /// - Returns: Whether everything matched, so a long run can stop at its first bad step.
 @discardableResult
 private func expectTree(
-    _ tree: IntTree, matches reference: [Int], probes: [Int], using random: inout TreeTestRandom,
+    _ tree: IntTree, matches reference: [Int], probes: [Int], using random: inout SplitMix64,
     checksAllElements: Bool = true, context: @autoclosure () -> String,
     sourceLocation: SourceLocation = #_sourceLocation
 ) -> Bool {
@@ -328,7 +317,7 @@ private func expectEveryPosition(
 /// Inserts `insertions` into `tree` one by one, checking everything after each step.
 private func replay(insertions: [Int], into tree: inout IntTree, reference: [Int]) -> Bool {
     var reference = reference
-    var random = TreeTestRandom(seed: 5)
+    var random = SplitMix64(seed: 5)
     for value in insertions {
         let expectedRank = reference.sortedInsertionIndex(of: value)
         reference.insert(value, at: expectedRank)
@@ -349,7 +338,7 @@ private func replay(insertions: [Int], into tree: inout IntTree, reference: [Int
 private func replay(removals: [Int], from tree: IntTree, reference: [Int]) -> Bool {
     var tree = tree
     var reference = reference
-    var random = TreeTestRandom(seed: 6)
+    var random = SplitMix64(seed: 6)
     for value in removals {
         let expectedRank = reference.sortedInsertionIndex(of: value)
         reference.remove(at: expectedRank)

@@ -1,4 +1,5 @@
 import Foundation
+import RosterTestSupport
 import Testing
 @testable import Roster
 
@@ -156,7 +157,7 @@ struct FaultTests {
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("roster-damaged-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) } }
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: source.store.path)))
-        var random = SeededRandom(seed: UInt64(seed) &* 6_364_136_223_846_793_005 &+ 1)
+        var random = SplitMix64(seed: UInt64(seed) &* 6_364_136_223_846_793_005 &+ 1)
         // Garbage over a run of bytes; the first seeds also hit the header.
         let start = seed < 3 ? Int.random(in: 0..<100, using: &random) : Int.random(in: 100..<bytes.count, using: &random)
         for index in start..<min(bytes.count, start + Int.random(in: 1...4_096, using: &random)) {

@@ -1,3 +1,4 @@
+import RosterTestSupport
 import Testing
 @testable import Roster
 
@@ -5,7 +6,7 @@ import Testing
 struct KeyIndexTests {
     @Test(arguments: [1, 2, 3])
     func randomInsertsAndRemovesMatchADictionary(seed: Int) {
-        var random = SeededRandom(seed: UInt64(seed))
+        var random = SplitMix64(seed: UInt64(seed))
         var keys: [Value] = []          // by id, like the arena
         var free: [Int32] = []
         var index = KeyIndex()

@@ -19,7 +19,7 @@ struct LiveQueryPropertyTests {
 
     @Test("random mutations keep every live query exact", arguments: LiveQueryPropertyTests.seeds)
     func randomMutations(seed: Int) throws {
-        var random = SeededRandom(seed: UInt64(seed) &* 7_919 &+ 17)
+        var random = SplitMix64(seed: UInt64(seed) &* 7_919 &+ 17)
         let world = try RandomWorld(random: &random)
         for step in 0..<70 {
             try world.step(&random, step: step)
@@ -61,7 +61,7 @@ final class RandomWorld {
         }
     }
 
-    init(random: inout SeededRandom) throws {
+    init(random: inout SplitMix64) throws {
         store = try Store.temporary()
         let keyType: AttributeType = Bool.random(using: &random) ? .string : .integer
         var attributes = [Attribute("k", keyType)]
@@ -96,7 +96,7 @@ final class RandomWorld {
 
     // MARK: Random data
 
-    func randomKey(_ random: inout SeededRandom) -> Value {
+    func randomKey(_ random: inout SplitMix64) -> Value {
         let number = Int.random(in: 0..<60, using: &random)
         guard entity.key.type == .string else { return .integer(Int64(number)) }
         switch number {
@@ -114,7 +114,7 @@ final class RandomWorld {
                                    .invalidUTF8([0xC3]), .invalidUTF8([0xC5]), .invalidUTF8([0xC2]), .invalidUTF8([0x61, 0xC3]),
                                    .invalidUTF8([0xC3, 0xA9, 0xA9]), .invalidUTF8([0xFF])]
 
-    func randomValue(_ type: AttributeType, _ random: inout SeededRandom) -> Value {
+    func randomValue(_ type: AttributeType, _ random: inout SplitMix64) -> Value {
         if Int.random(in: 0..<6, using: &random) == 0 { return .null }
         switch type {
         case .string: return Self.strings.randomElement(using: &random)!
@@ -124,7 +124,7 @@ final class RandomWorld {
         }
     }
 
-    func randomValues(_ random: inout SeededRandom, key: Value) -> [String: Value] {
+    func randomValues(_ random: inout SplitMix64, key: Value) -> [String: Value] {
         var values: [String: Value] = ["k": key]
         for attribute in entity.attributes.dropFirst() {
             values[attribute.name] = randomValue(attribute.type, &random)
@@ -157,7 +157,7 @@ final class RandomWorld {
         }
     }
 
-    func randomPredicate(_ random: inout SeededRandom, depth: Int = 0) -> String {
+    func randomPredicate(_ random: inout SplitMix64, depth: Int = 0) -> String {
         let choice = Int.random(in: 0..<(depth > 2 ? 6 : 9), using: &random)
         let attribute = entity.attributes.randomElement(using: &random)!
         let name = attribute.name
@@ -185,7 +185,7 @@ final class RandomWorld {
         }
     }
 
-    func randomSort(_ random: inout SeededRandom, section: String?) -> [SortKey] {
+    func randomSort(_ random: inout SplitMix64, section: String?) -> [SortKey] {
         var descriptors: [SortKey] = []
         if let section { descriptors.append(SortKey(section, ascending: Bool.random(using: &random))) }
         for _ in 0..<Int.random(in: 0...2, using: &random) {
@@ -194,7 +194,7 @@ final class RandomWorld {
         return descriptors
     }
 
-    func randomRequest(_ random: inout SeededRandom) throws -> FetchRequest {
+    func randomRequest(_ random: inout SplitMix64) throws -> FetchRequest {
         let section = Bool.random(using: &random) ? entity.attributes.dropFirst().randomElement(using: &random)!.name : nil
         return FetchRequest(entity: "T", predicate: try QueryPredicate(format: randomPredicate(&random), arguments: []),
                             sortKeys: randomSort(&random, section: section), sectionAttribute: section)
@@ -202,7 +202,7 @@ final class RandomWorld {
 
     // MARK: Steps
 
-    func randomWrite(_ random: inout SeededRandom) {
+    func randomWrite(_ random: inout SplitMix64) {
         let key = randomKey(&random)
         switch Int.random(in: 0..<9, using: &random) {
         case 0, 1: try? store.insert("T", randomValues(&random, key: key))
@@ -232,7 +232,7 @@ final class RandomWorld {
         }
     }
 
-    func step(_ random: inout SeededRandom, step: Int) throws {
+    func step(_ random: inout SplitMix64, step: Int) throws {
         let context = "step \(step)"
         switch Int.random(in: 0..<12, using: &random) {
         case 0, 1, 2, 3:

@@ -1,4 +1,5 @@
 import Foundation
+import RosterTestSupport
 import Testing
 @testable import Roster
 
@@ -23,7 +24,7 @@ struct LiveResultsConcurrencyTests {
             Task.detached { () -> [String] in
                 var problems: [String] = []
                 var seen = live.snapshot
-                var random = SeededRandom(seed: UInt64(index + round * 8))
+                var random = SplitMix64(seed: UInt64(index + round * 8))
                 while !Task.isCancelled {
                     guard let change = try await live.nextChange() else { break }
                     if change.previousSnapshot.sections.map(\.items) != seen.sections.map(\.items) {
@@ -41,7 +42,7 @@ struct LiveResultsConcurrencyTests {
         await withTaskGroup(of: Void.self) { group in
             for writer in 0..<2 {
                 group.addTask {
-                    var random = SeededRandom(seed: UInt64(100 + writer + round * 2))
+                    var random = SplitMix64(seed: UInt64(100 + writer + round * 2))
                     for step in 0..<(writes / 2) {
                         let key = Value.string("p\(Int.random(in: 0..<40, using: &random))")
                         let deletes = Bool.random(using: &random)   // drawn out here: the closure is @Sendable

@@ -1,4 +1,5 @@
 import Foundation
+import RosterTestSupport
 import Testing
 @testable import Roster
 
@@ -50,7 +51,7 @@ struct LiveResultsTests {
         let first = try #require(await posts.nextChange())
         // The writer does 200 commits while the consumer takes nothing: it is never waited for.
         let writer = Task.detached {
-            var random = SeededRandom(seed: 5)
+            var random = SplitMix64(seed: 5)
             for step in 0..<200 {
                 let key = Value.string("p\(Int.random(in: 0..<30, using: &random))")
                 // Drawn out here: the closure is @Sendable and cannot mutate `random`.

@@ -1,4 +1,5 @@
 import Foundation
+import RosterTestSupport
 import Testing
 @testable import Roster
 
@@ -40,7 +41,7 @@ struct PredicateBytesRandomTests {
         [0xC3, 0xA9, 0xA9],        // one continuation byte too many
     ]
 
-    static func randomBytes(_ random: inout QueryTestRandom, maxPieces: Int) -> [UInt8] {
+    static func randomBytes(_ random: inout SplitMix64, maxPieces: Int) -> [UInt8] {
         (0..<Int.random(in: 0...maxPieces, using: &random)).flatMap { _ in random.pick(pieces) }
     }
 
@@ -55,7 +56,7 @@ struct PredicateBytesRandomTests {
 
     @Test("GLOB in Swift reads bytes as SQLite does", arguments: PredicateBytesRandomTests.seeds(from: 21, default: 2))
     func globAgrees(seed: UInt64) throws {
-        var random = QueryTestRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let database = try QueryTestDatabase()
         let statement = try database.connection.prepare("SELECT ?1 GLOB ?2")
         let sets: [[UInt8]] = [Array("[a-c]".utf8), Array("[^a]".utf8), [0x5B, 0xC3, 0x5D], [0x5B, 0x80, 0x2D, 0xFF, 0x5D],
@@ -79,7 +80,7 @@ struct PredicateBytesRandomTests {
 
     @Test("WHERE, ORDER BY and equality agree on stored byte strings", arguments: PredicateBytesRandomTests.seeds(from: 31, default: 3))
     func storedBytesAgree(seed: UInt64) throws {
-        var random = QueryTestRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let database = try QueryTestDatabase()
         try database.createTable(for: Self.entity)
         try database.connection.execute("CREATE INDEX B_s ON B(s)")
@@ -132,7 +133,7 @@ struct PredicateBytesRandomTests {
         #expect(nonTrivial > 100, "most predicates should select some rows but not all")
     }
 
-    static func randomComparison(stored: [[UInt8]], arguments: inout [Value], _ random: inout QueryTestRandom) -> String {
+    static func randomComparison(stored: [[UInt8]], arguments: inout [Value], _ random: inout SplitMix64) -> String {
         let attribute = random.pick(["k", "s", "t"])
         let op = random.pick(["==", "!=", "<", "<=", ">", ">=", "IN", "BETWEEN", "BEGINSWITH", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "LIKE"])
         let modifier = random.chance(0.4) ? "[c]" : ""
@@ -150,7 +151,7 @@ struct PredicateBytesRandomTests {
 
     /// A piece of a stored byte string (which may cut a character in two), with the case
     /// of some ASCII letters flipped, and sometimes a wildcard or an odd byte added.
-    static func nearMiss(_ bytes: [UInt8], _ random: inout QueryTestRandom) -> [UInt8] {
+    static func nearMiss(_ bytes: [UInt8], _ random: inout SplitMix64) -> [UInt8] {
         let start = random.chance(0.5) ? 0 : Int.random(in: 0...bytes.count, using: &random)
         let end = random.chance(0.5) ? bytes.count : Int.random(in: start...bytes.count, using: &random)
         var result = bytes[start..<end].map { byte -> UInt8 in

@@ -1,3 +1,4 @@
+import RosterTestSupport
 import Testing
 @testable import Roster
 
@@ -17,7 +18,7 @@ struct PredicateRandomTests {
 
     @Test("SQLite's WHERE and evaluate(row) select the same keys", arguments: [101, 202, 303] as [UInt64])
     func sqliteAndSwiftAgree(seed: UInt64) throws {
-        var random = QueryTestRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let database = try QueryTestDatabase()
         try database.createTable(for: Self.entity)
         try database.insert((0..<250).map { Self.randomRow(key: $0, &random) }, into: Self.entity)
@@ -42,7 +43,7 @@ struct PredicateRandomTests {
         #expect(nonTrivial > 150, "most predicates should select some rows but not all")
     }
 
-    static func randomRow(key: Int, _ random: inout QueryTestRandom) -> [Value] {
+    static func randomRow(key: Int, _ random: inout SplitMix64) -> [Value] {
         func maybe(_ value: Value) -> Value { random.chance(0.2) ? .null : value }
         return [
             .integer(Int64(key)),
@@ -56,7 +57,7 @@ struct PredicateRandomTests {
 
     /// A predicate's text; values are inline literals or `%@` placeholders with `arguments`.
     static func randomPredicate(depth: Int, stored: [String], arguments: inout [Value],
-                                _ random: inout QueryTestRandom) -> String {
+                                _ random: inout SplitMix64) -> String {
         let choice = depth == 0 ? 0 : Int.random(in: 0..<9, using: &random)
         switch choice {
         case 5, 6:
@@ -74,7 +75,7 @@ struct PredicateRandomTests {
         }
     }
 
-    static func randomComparison(stored: [String], arguments: inout [Value], _ random: inout QueryTestRandom) -> String {
+    static func randomComparison(stored: [String], arguments: inout [Value], _ random: inout SplitMix64) -> String {
         let attribute = random.pick(entity.attributes)
         var operators = ["==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", "IN", "IN", "BETWEEN"]
         if attribute.type == .string { operators += ["BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "LIKE", "CONTAINS"] }
@@ -99,7 +100,7 @@ struct PredicateRandomTests {
 
     /// A string close to a stored one, so that tests hit: a piece of it, with the case of
     /// some ASCII letters flipped.
-    static func nearMiss(of text: String, _ random: inout QueryTestRandom) -> String {
+    static func nearMiss(of text: String, _ random: inout SplitMix64) -> String {
         let scalars = Array(text.unicodeScalars)
         let whole = random.chance(0.5)
         let start = whole || random.chance(0.5) ? 0 : Int.random(in: 0...scalars.count, using: &random)
@@ -117,7 +118,7 @@ struct PredicateRandomTests {
     }
 
     static func randomValue(for type: AttributeType, stringOperator: Bool, stored: [String],
-                            _ random: inout QueryTestRandom) -> Value {
+                            _ random: inout SplitMix64) -> Value {
         if random.chance(0.08) { return .null }
         switch type {
         case .string:

@@ -1,21 +1,10 @@
 import Foundation
 import Testing
+import RosterTestSupport
 @testable import Roster
 
-/// SplitMix64: a small seeded generator, so every random test replays exactly.
-struct QueryTestRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// Helpers of the predicate tests' random cases, on the shared seeded generator.
+extension SplitMix64 {
     /// A random element of a non-empty array.
     mutating func pick<T>(_ choices: [T]) -> T { choices[Int.random(in: 0..<choices.count, using: &self)] }
 

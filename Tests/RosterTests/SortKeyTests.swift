@@ -1,3 +1,4 @@
+import RosterTestSupport
 import Testing
 @testable import Roster
 
@@ -36,7 +37,7 @@ struct SortDescriptorTests {
     @Test("random rows with nulls sort the same in SQLite and in Swift, by rows and by sort keys",
           arguments: [7, 8, 9] as [UInt64])
     func randomRowsAgree(seed: UInt64) throws {
-        var random = QueryTestRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let database = try QueryTestDatabase()
         try database.createTable(for: Self.entity)
         let rows: [[Value]] = (0..<300).map { key in

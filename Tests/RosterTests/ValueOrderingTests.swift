@@ -1,3 +1,4 @@
+import RosterTestSupport
 import Testing
 @testable import Roster
 
@@ -72,7 +73,7 @@ struct ValueOrderingTests {
 
     @Test("ORDER BY over random mixed values equals sorting with Value.compare", arguments: [1, 2, 3] as [UInt64])
     func orderByAgrees(seed: UInt64) throws {
-        var random = QueryTestRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let values = (0..<400).map { _ in Self.randomValue(&random) }
         let database = try QueryTestDatabase()
         try database.connection.execute("CREATE TABLE V(k INTEGER PRIMARY KEY, v)")
@@ -99,7 +100,7 @@ struct ValueOrderingTests {
 
     @Test("compare is a total order: antisymmetric and transitive on random triples")
     func compareIsATotalOrder() {
-        var random = QueryTestRandom(seed: 42)
+        var random = SplitMix64(seed: 42)
         for _ in 0..<20_000 {
             let (a, b, c) = (Self.randomValue(&random), Self.randomValue(&random), Self.randomValue(&random))
             #expect(Value.compare(a, b) == -Value.compare(b, a))
@@ -109,7 +110,7 @@ struct ValueOrderingTests {
         }
     }
 
-    static func randomValue(_ random: inout QueryTestRandom) -> Value {
+    static func randomValue(_ random: inout SplitMix64) -> Value {
         switch Int.random(in: 0..<10, using: &random) {
         case 0: return .null
         case 1: return random.pick(tricky)
