@@ -229,7 +229,8 @@ struct SectionGeometry {
     }
 }
 
-/// One change the incremental engine worked out.
+/// What a commit (or a new request, a resync, the user's edits) did to one live query: the
+/// callbacks, and what a delegate is told beside them.
 struct IncrementalChange {
     var group = ChangeGroup<Value, Value>()
     /// The rows of deleted objects, as they were.
@@ -238,4 +239,25 @@ struct IncrementalChange {
     var oldSectionCounts: [Int: Int] = [:]
     /// Set when the change is a resync: results re-fetched rather than applied row by row.
     var resync: ResyncReason?
+}
+
+extension IncrementalChange {
+    /// The change between two whole snapshots, by ``SnapshotDiff``'s rules; nil when they
+    /// are the same. The one place that turns a diff into a change a delegate can be told.
+    ///
+    /// - Parameters:
+    ///   - isUpdated: whether an object in both changed its values.
+    ///   - removedRow: the row of an object that left, as it was.
+    init?(from old: [ListSection<Value, Value>], to new: [ListSection<Value, Value>], resync: ResyncReason? = nil,
+          isUpdated: (Value) -> Bool, removedRow: (Value) -> [Value]?) {
+        let group = SnapshotDiff.changes(from: old, to: new, isUpdated: isUpdated)
+        guard !group.isEmpty else { return nil }
+        self.init(group: group, resync: resync)
+        for object in group.objectChanges where object.type == .delete {
+            removedRows[object.item] = removedRow(object.item)
+        }
+        for section in group.sectionChanges where section.type == .delete {
+            oldSectionCounts[section.index] = old[section.index].items.count
+        }
+    }
 }

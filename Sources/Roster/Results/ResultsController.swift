@@ -151,17 +151,9 @@ public final class ResultsController: LiveQueryRequest {
         pendingUserEdits = []
         let previous = engine
         engine = makeEngine(query: query, rows: rows)
-        let group = SnapshotDiff.changes(from: old, to: engine.snapshot, isUpdated: updated)
-        guard !group.isEmpty else { return }
-        var change = IncrementalChange(group: group)
-        change.resync = resync
-        for object in group.objectChanges where object.type == .delete {
-            // Objects that leave by a sort or filter change are still stored: read them whole.
-            change.removedRows[object.item] = previous.row(forKey: object.item) ?? previous.knownRow(forKey: object.item)
-        }
-        for section in group.sectionChanges where section.type == .delete {
-            change.oldSectionCounts[section.index] = old[section.index].items.count
-        }
+        // Objects that leave by a sort or filter change are still stored: read them whole.
+        let change = IncrementalChange(from: old, to: engine.snapshot, resync: resync, isUpdated: updated,
+                                       removedRow: { previous.row(forKey: $0) ?? previous.knownRow(forKey: $0) })
         report(change, from: old)
     }
 
@@ -260,16 +252,8 @@ extension ResultsController: StoreObserver {
         let old = engine.snapshot
         let previous = engine
         engine = refetched
-        let new = engine.snapshot
-        let group = SnapshotDiff.changes(from: old, to: new, isUpdated: { touched[$0]?.isChanged ?? false })
-        guard !group.isEmpty else { return }
-        var change = IncrementalChange(group: group)
-        for object in group.objectChanges where object.type == .delete {
-            change.removedRows[object.item] = touched[object.item]?.before ?? previous.knownRow(forKey: object.item)
-        }
-        for section in group.sectionChanges where section.type == .delete {
-            change.oldSectionCounts[section.index] = old[section.index].items.count
-        }
+        let change = IncrementalChange(from: old, to: engine.snapshot, isUpdated: { touched[$0]?.isChanged ?? false },
+                                       removedRow: { touched[$0]?.before ?? previous.knownRow(forKey: $0) })
         report(change, from: old)
     }
 
@@ -291,15 +275,8 @@ extension ResultsController: StoreObserver {
             fail(error, seen: old)
             return
         }
-        let group = SnapshotDiff.changes(from: old, to: engine.snapshot, isUpdated: { touched[$0]?.isChanged ?? false })
-        guard !group.isEmpty else { return }
-        var change = IncrementalChange(group: group)
-        for object in group.objectChanges where object.type == .delete {
-            change.removedRows[object.item] = oldRows[object.item]
-        }
-        for section in group.sectionChanges where section.type == .delete {
-            change.oldSectionCounts[section.index] = old[section.index].items.count
-        }
+        let change = IncrementalChange(from: old, to: engine.snapshot, isUpdated: { touched[$0]?.isChanged ?? false },
+                                       removedRow: { oldRows[$0] })
         report(change, from: old)
     }
 
