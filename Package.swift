@@ -12,8 +12,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // `swift package generate-documentation` (Docs: DocC); a plugin, never linked.
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // `swift package generate-documentation` (Docs: DocC); a plugin, never linked. Exact, so
+        // that a newer plugin's new warnings cannot fail CI's --warnings-as-errors unannounced.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
     ],
     targets: [
         .systemLibrary(

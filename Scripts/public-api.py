@@ -26,7 +26,8 @@ BEGIN, END = "<!-- api:begin -->", "<!-- api:end -->"
 
 
 def symbol_lines():
-    folders = glob.glob(os.path.join(ROOT, ".build", "*", "symbolgraph"))
+    # The newest, should builds for more than one platform have left theirs.
+    folders = sorted(glob.glob(os.path.join(ROOT, ".build", "*", "symbolgraph")), key=os.path.getmtime, reverse=True)
     if not folders:
         sys.exit("public-api: no symbol graphs under .build; run "
                  "`swift package dump-symbol-graph --minimum-access-level public` first")

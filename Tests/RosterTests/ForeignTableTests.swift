@@ -133,4 +133,38 @@ struct ForeignTableTests {
             return error.entity == "Post" && error.description.contains("primary key")
         }
     }
+
+    @Test func aSecondLiveQueryOrANewRequestOnATableRebuiltLooseIsRefused() throws {
+        let setup = try Setup(sortKeys: [SortKey("title")])
+        try setup.other.execute("""
+            CREATE TABLE Loose(id TEXT NOT NULL PRIMARY KEY, title TEXT, day TEXT, rank INTEGER, score REAL, pinned INTEGER);
+            INSERT INTO Loose SELECT * FROM Post; DROP TABLE Post; ALTER TABLE Loose RENAME TO Post;
+            INSERT INTO Post(id, title, rank, pinned) VALUES ('p4', X'61', 1, 0)
+            """)
+        // No poll in between: the store has not heard of the rebuild when these fetch.
+        func isLooseTable(_ error: any Error) -> Bool {
+            guard let error = error as? StoreError, error.code == .schemaMismatch else { return false }
+            return error.description.contains("STRICT")
+        }
+        let second = try ResultsController(store: setup.store, request: FetchRequest(entity: "Post", sortKeys: [SortKey("title")]))
+        #expect(performing: { try second.performFetch() }, throws: isLooseTable)
+        #expect(performing: { try setup.controller.setRequest(FetchRequest(entity: "Post", sortKeys: [SortKey("rank")])) }, throws: isLooseTable)
+        #expect(setup.keys == ["p2", "p1", "p3"], "the first query keeps its results")
+    }
+
+    @Test func aPredicateOnAColumnRebuiltWithAnotherCollationComparesBytes() throws {
+        let setup = try Setup(sortKeys: [SortKey("id")])
+        try setup.other.execute("""
+            CREATE TABLE Folded(id TEXT NOT NULL PRIMARY KEY, title TEXT COLLATE NOCASE, day TEXT, rank INTEGER, score REAL, pinned INTEGER CHECK (pinned IN (0, 1))) STRICT;
+            INSERT INTO Folded SELECT * FROM Post; DROP TABLE Post; ALTER TABLE Folded RENAME TO Post
+            """)
+        try setup.store.pollExternalChanges()
+        let controller = try ResultsController(store: setup.store, request: FetchRequest(
+            entity: "Post", predicate: QueryPredicate("title == %@", "b"), sortKeys: [SortKey("id")]))
+        try controller.performFetch()
+        #expect(controller.snapshot.flatMap(\.items).isEmpty, "'B' is not 'b' (only [c] folds case)")
+        try setup.other.execute("INSERT INTO Post(id, title, rank, pinned) VALUES ('p4', 'b', 1, 0)")
+        try setup.store.pollExternalChanges()
+        #expect(controller.snapshot.flatMap(\.items) == ["p4"])
+    }
 }

@@ -49,7 +49,7 @@ struct PredicateBindingTests {
     @Test("SQL is two-valued and every value is a parameter", arguments: [
         ("title == nil", #""title" IS NULL"#, [Value]()),
         ("title != nil", #""title" IS NOT NULL"#, []),
-        ("title == 'x'", #""title" IS ?"#, ["x"]),
+        ("title == 'x'", #""title" COLLATE BINARY IS ?"#, ["x"]),
         ("title !=[c] 'x'", #""title" COLLATE NOCASE IS NOT ?"#, ["x"]),
         ("NOT rank > 2", #"NOT (("rank" IS NOT NULL AND "rank" > ?))"#, [2]),
         ("rank > 2 AND title BEGINSWITH[c] 'a*'",
@@ -64,7 +64,7 @@ struct PredicateBindingTests {
         ("score BETWEEN {nil, 2.5}", "0", []),
         ("TRUEPREDICATE OR pinned == YES", #"(1 OR "pinned" IS ?)"#, [true]),
         ("rank ==[c] 1", #""rank" IS ?"#, [1]),
-        ("title == \"'; DROP TABLE Post; --\"", #""title" IS ?"#, ["'; DROP TABLE Post; --"]),
+        ("title == \"'; DROP TABLE Post; --\"", #""title" COLLATE BINARY IS ?"#, ["'; DROP TABLE Post; --"]),
     ])
     func sql(format: String, sql: String, arguments: [Value]) throws {
         let bound = try Self.bind(format)

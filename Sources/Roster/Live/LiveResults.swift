@@ -12,7 +12,7 @@ import RosterUpdates
 /// let posts = try LiveResults(queue: queue, request: FetchRequest(
 ///     entity: "Post", sortKeys: [SortKey("day", ascending: false)], sectionAttribute: "day"))
 /// Task { @MainActor in
-///     for await change in posts.changes {
+///     for try await change in posts.changes {      // throws what the error channel reports
 ///         dataSource.apply(change.snapshot)          // or tableView.performBatchUpdates(change.batch)
 ///     }
 /// }
@@ -190,7 +190,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         }
         try queue.withStore { store throws(StoreError) in
             let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
-            let rows = try store.readingAtCursor { () throws(StoreError) in try store.fetchCommittedRows(query) }
+            let rows = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in try store.fetchCommittedRows(query) }
             inbox.post(.replace(query, rows))
         }
         consumer.withLock { $0.request = request }

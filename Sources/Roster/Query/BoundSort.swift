@@ -6,7 +6,7 @@
 ///
 /// ```swift
 /// let sort = try BoundSort([SortKey("day", ascending: false), SortKey("rank")], entity: post)
-/// sort.orderBySQL   // "day" DESC, "rank" ASC, "id" ASC
+/// sort.orderBySQL   // "day" COLLATE BINARY DESC, "rank" COLLATE BINARY ASC, "id" COLLATE BINARY ASC
 /// rows.sort { sort.compare($0, $1) < 0 }
 /// ```
 package struct BoundSort: Sendable, Hashable {

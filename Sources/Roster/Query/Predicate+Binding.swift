@@ -59,6 +59,8 @@ struct BoundTest: Sendable {
     let attribute: Int
     /// The attribute's name.
     let name: String
+    /// Whether the attribute holds text, whose comparisons depend on a collation.
+    let isText: Bool
     /// How strings compare: ``Collation/noCase`` for `[c]` on a string attribute.
     let collation: Collation
     let kind: Kind

@@ -29,7 +29,10 @@ enum PredicateSQL {
 
     private static func text(of test: BoundTest, arguments: inout [Value]) -> String {
         let column = Identifier.quoted(test.name)
-        let collated = test.collation == .noCase ? column + " COLLATE NOCASE" : column
+        // A text comparison always names its collation: a column that another process rebuilt
+        // with its own (`COLLATE NOCASE`) must not change what it means (Swift compares bytes).
+        // Numbers ignore collations.
+        let collated = !test.isText ? column : column + (test.collation == .noCase ? " COLLATE NOCASE" : " COLLATE BINARY")
         func parameter(_ value: Value) -> String {
             arguments.append(value)
             return "?"

@@ -59,7 +59,7 @@ struct PredicateBinder {
             }
         }
         referencedAttributes.insert(index)
-        return .test(BoundTest(attribute: index, name: attribute.name, collation: collation, kind: kind))
+        return .test(BoundTest(attribute: index, name: attribute.name, isText: attribute.type == .string, collation: collation, kind: kind))
     }
 
     /// The test a comparison makes, or nil when a null operand makes it always false.

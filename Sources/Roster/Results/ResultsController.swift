@@ -134,7 +134,7 @@ public final class ResultsController: LiveQueryRequest {
             engine = makeEngine(query: query, rows: [])
             return
         }
-        let rows = try store.readingAtCursor { () throws(StoreError) in try store.fetchCommittedRows(query) }
+        let rows = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in try store.fetchCommittedRows(query) }
         self.request = request
         // The results and the new rows are the same committed state: no value changed.
         replaceResults(query: query, rows: rows, updated: { _ in false })

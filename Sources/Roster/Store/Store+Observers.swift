@@ -62,13 +62,18 @@ extension Store {
     /// round's own read transaction.
     ///
     /// - Parameter entityName: the entity a live query starts watching with this fetch:
-    ///   its change log is made to exist first (``ensureChangeLog(for:)``), so that the
-    ///   fetch and every commit after it are covered.
+    ///   its table is checked (``checkTableBeforeFetch(of:always:)``) and its change log
+    ///   is made to exist first (``ensureChangeLog(for:)``), so that the fetch and every
+    ///   commit after it are covered.
     func readingAtCursor<T>(observing entityName: String? = nil, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         // Before the read transaction starts, so that the fetch sees every commit made
         // before the triggers existed.
         var created = false
-        if let entityName { created = try ensureChangeLog(for: entityName) }
+        if let entityName {
+            let isFirstWatch = !entitiesWithChangeLog.contains(entityName) && !pendingChangeLogs.contains(entityName)
+            try checkTableBeforeFetch(of: entityName, always: isFirstWatch)
+            created = try ensureChangeLog(for: entityName)
+        }
         if isDelivering { return try body() }
         // The creation was a commit on the writer, which the reading connection sees as
         // another connection's: read in a delivery round, which notes the file's state, so
@@ -86,6 +91,25 @@ extension Store {
         }
         try? reader.execute("COMMIT")
         return try deliverRounds(isRetry: false, thenReading: body)
+    }
+
+    /// Refuses a fetch from the entity's table when another process rebuilt it past
+    /// Roster's rules (``tableProblem(_:looseTables:)``): a live query built on it could not
+    /// keep SQLite's order. Checked when this store first watches the entity (the file may
+    /// have been rebuilt while no store had it open), and whenever the schema changed since
+    /// the last full check (``checkSchema()``), which costs one `PRAGMA schema_version`.
+    ///
+    /// - Throws: ``StoreError/schemaMismatch(entity:reason:)`` naming what is wrong.
+    private func checkTableBeforeFetch(of entityName: String, always: Bool) throws(StoreError) {
+        let entity = try entity(named: entityName)
+        let problem: String?
+        do {
+            if !always, try reader.schemaVersion() == knownSchemaVersion { return }
+            problem = try tableProblem(entity)
+        } catch {
+            throw .database(error)
+        }
+        if let problem { throw .schemaMismatch(entity: entityName, reason: "\(problem), by another connection") }
     }
 
     /// Makes sure the file holds the entity's change log (its triggers and table of
@@ -115,9 +139,6 @@ extension Store {
         let entity = try entity(named: entityName)
         // The first watch of an entity in this store: another process may have rebuilt its
         // table while the store was closed, and a fetch must not build on such a table.
-        let problem: String?
-        do { problem = try tableProblem(entity) } catch { throw .database(error) }
-        if let problem { throw .schemaMismatch(entity: entityName, reason: "\(problem), by another connection") }
         let exists: Bool
         do { exists = try SchemaCatalog.hasChangeLog(of: entity, on: writer) } catch { throw .database(error) }
         if exists {
