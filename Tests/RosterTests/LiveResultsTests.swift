@@ -196,12 +196,12 @@ struct LiveResultsTests {
     }
 
     @MainActor
-    final class Table: @MainActor ResultsChangeReceiver {
+    final class Table: @MainActor ResultsControllerDelegate {
         var log: [String] = []
-        func willChangeContent() { log.append("will") }
-        func didChange(section: SectionInfo, atSectionIndex sectionIndex: Int, for type: SectionChangeType) { log.append("section \(type) \(sectionIndex)") }
-        func didChange(object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) { log.append("object \(type) \(object.key)") }
-        func didChangeContent() { log.append("did") }
+        func controllerWillChangeContent(_ results: LiveResults) { log.append("will") }
+        func controller(_ results: LiveResults, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: SectionChangeType) { log.append("section \(type) \(sectionIndex)") }
+        func controller(_ results: LiveResults, didChange object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) { log.append("object \(type) \(object.key)") }
+        func controllerDidChangeContent(_ results: LiveResults) { log.append("did") }
     }
 
     @Test @MainActor func callbacksArriveOnTheConsumersActor() async throws {

@@ -17,7 +17,7 @@ extension IncrementalResults {
     ///
     /// The results are at the tracker's cursor, so a key whose row before equals its row
     /// now (written, then written back) is no change; any other key in the results changed.
-    func apply(touched: [Value: TouchedRow]) -> IncrementalChange? {
+    func apply(touched: [Value: TouchedRow]) -> QueryChange? {
         var touches: [Touch] = []
         var removedRows: [Value: [Value]] = [:]
         for (key, rows) in touched {
@@ -70,7 +70,7 @@ extension IncrementalResults {
             new[touch.key] = (rank, indexPath(ofRank: rank))
         }
 
-        var change = IncrementalChange()
+        var change = QueryChange()
         // 4. Sections: with the sort unchanged, sections keep their order; only names that
         //    empty or appear change.
         for name in before.names {
@@ -226,38 +226,5 @@ struct SectionGeometry {
         count[name] = facts.count
         index[name] = facts.index
         start[name] = facts.start
-    }
-}
-
-/// What a commit (or a new request, a resync, the user's edits) did to one live query: the
-/// callbacks, and what a delegate is told beside them.
-struct IncrementalChange {
-    var group = ChangeGroup<Value, Value>()
-    /// The rows of deleted objects, as they were.
-    var removedRows: [Value: [Value]] = [:]
-    /// The number of objects, before the change, of each deleted section (by old index).
-    var oldSectionCounts: [Int: Int] = [:]
-    /// Set when the change is a resync: results re-fetched rather than applied row by row.
-    var resync: ResyncReason?
-}
-
-extension IncrementalChange {
-    /// The change between two whole snapshots, by ``SnapshotDiff``'s rules; nil when they
-    /// are the same. The one place that turns a diff into a change a delegate can be told.
-    ///
-    /// - Parameters:
-    ///   - isUpdated: whether an object in both changed its values.
-    ///   - removedRow: the row of an object that left, as it was.
-    init?(from old: [ListSection<Value, Value>], to new: [ListSection<Value, Value>], resync: ResyncReason? = nil,
-          isUpdated: (Value) -> Bool, removedRow: (Value) -> [Value]?) {
-        let group = SnapshotDiff.changes(from: old, to: new, isUpdated: isUpdated)
-        guard !group.isEmpty else { return nil }
-        self.init(group: group, resync: resync)
-        for object in group.objectChanges where object.type == .delete {
-            removedRows[object.item] = removedRow(object.item)
-        }
-        for section in group.sectionChanges where section.type == .delete {
-            oldSectionCounts[section.index] = old[section.index].items.count
-        }
     }
 }

@@ -29,7 +29,7 @@ protocol ResultsEngine: AnyObject {
     /// Applies the rows of touched keys; the change, or nil when nothing changed.
     ///
     /// - Throws: when a read it needs fails; the results are then as they were.
-    func apply(touched: [Value: TouchedRow]) throws(StoreError) -> IncrementalChange?
+    func apply(touched: [Value: TouchedRow]) throws(StoreError) -> QueryChange?
 }
 
 extension IncrementalResults: ResultsEngine {}
@@ -57,13 +57,7 @@ final class RefetchingResults: ResultsEngine {
     func indexPath(for key: Value) -> IndexPath? { state.indexPath(for: key) }
     func knownRow(forKey key: Value) -> [Value]? { state.rowByKey[key] }
 
-    func apply(touched: [Value: TouchedRow]) throws(StoreError) -> IncrementalChange? {
-        let rows = try refetch(state.query)
-        guard let delta = state.replace(query: state.query, rows: rows) else { return nil }
-        var change = IncrementalChange(group: delta.group, removedRows: delta.removedRows)
-        for section in delta.group.sectionChanges where section.type == .delete {
-            change.oldSectionCounts[section.index] = delta.oldSnapshot[section.index].items.count
-        }
-        return change
+    func apply(touched: [Value: TouchedRow]) throws(StoreError) -> QueryChange? {
+        state.replace(query: state.query, rows: try refetch(state.query))
     }
 }

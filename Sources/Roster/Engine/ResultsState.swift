@@ -32,22 +32,16 @@ struct ResultsState: Sendable {
     /// differ from what was held being updates.
     ///
     /// - Returns: the change, or nil when the results did not change.
-    mutating func replace(query newQuery: BoundQuery, rows newRows: [[Value]]) -> ResultsDelta? {
+    mutating func replace(query newQuery: BoundQuery, rows newRows: [[Value]]) -> QueryChange? {
         let old = snapshot
         let oldRowByKey = rowByKey
         query = newQuery
         setRows(newRows)
         let newRowByKey = rowByKey
-        let group = SnapshotDiff.changes(from: old, to: snapshot, isUpdated: { key in
+        return QueryChange.diff(from: old, to: snapshot, isUpdated: { key in
             guard let before = oldRowByKey[key], let after = newRowByKey[key] else { return false }
             return before != after
-        })
-        guard !group.isEmpty else { return nil }
-        var removedRows: [Value: [Value]] = [:]
-        for change in group.objectChanges where change.type == .delete {
-            removedRows[change.item] = oldRowByKey[change.item]
-        }
-        return ResultsDelta(group: group, oldSnapshot: old, removedRows: removedRows)
+        }, removedRow: { oldRowByKey[$0] }).change
     }
 
     private mutating func setRows(_ newRows: [[Value]]) {

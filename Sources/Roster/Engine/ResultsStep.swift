@@ -13,14 +13,3 @@ enum ResultsStep: Sendable {
     /// ``replace(_:_:)`` before applying).
     case resync(ResyncReason)
 }
-
-/// What one change did to a live query's results.
-struct ResultsDelta: Sendable {
-    /// The callbacks.
-    let group: ChangeGroup<Value, Value>
-    /// The results before the change, as the change's `from` paths see them (with the
-    /// user's own edits applied).
-    let oldSnapshot: [ListSection<Value, Value>]
-    /// The rows of deleted objects, as they were.
-    let removedRows: [Value: [Value]]
-}

@@ -30,4 +30,11 @@ public enum UserEdit: Sendable, Hashable {
         // A section the user emptied stays, as it does in the list view, until the store's
         // results drop it: the change then reports its delete.
     }
+
+    /// The list after the user's edits, in order: what the next change starts from.
+    static func apply(_ edits: [UserEdit], to sections: [ListSection<Value, Value>]) -> [ListSection<Value, Value>] {
+        var sections = sections
+        for edit in edits { edit.apply(to: &sections) }
+        return sections
+    }
 }

@@ -149,11 +149,10 @@ public final class LiveResults: Sendable, LiveQueryRequest {
             }
             let resync = steps.lazy.compactMap { if case let .resync(reason) = $0 { reason } else { nil } }.first
             let change = consumer.withLock { consumer -> ResultsChange? in
-                guard let delta = consumer.results.apply(resolved) else { return nil }
+                guard var change = consumer.results.apply(resolved) else { return nil }
                 consumer.lastDelivery = .now
-                var change = makeChange(delta, results: consumer.results, commits: commits)
                 change.resync = resync
-                return change
+                return makeChange(change, results: consumer.results, commits: commits)
             }
             if let change { return change }
             // Those commits did not touch these results; look at what came meanwhile.
@@ -161,19 +160,19 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         }
     }
 
-    /// Hands each change, as NSFetchedResultsController-style callbacks, to `receiver`,
+    /// Hands each change, as NSFetchedResultsController-style callbacks, to `delegate`,
     /// on the caller's actor, until the results are closed or the task is cancelled.
     ///
     /// ```swift
     /// Task { @MainActor in await posts.deliver(to: tableController) }
     /// ```
-    public func deliver(to receiver: some ResultsChangeReceiver, isolation: isolated (any Actor)? = #isolation) async {
+    public func deliver(to delegate: some ResultsControllerDelegate<LiveResults>, isolation: isolated (any Actor)? = #isolation) async {
         while !Task.isCancelled {
             do {
                 guard let change = try await nextChange() else { return }
-                change.replay(to: receiver)
+                change.replay(to: delegate, from: self)
             } catch {
-                receiver.didFail(with: error)
+                delegate.controller(self, didFailWith: error)
             }
         }
     }
@@ -250,22 +249,23 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         return resolved
     }
 
-    private func makeChange(_ delta: ResultsDelta, results: LiveState, commits: Int) -> ResultsChange {
+    private func makeChange(_ change: QueryChange, results: LiveState, commits: Int) -> ResultsChange {
         let entity = results.query.entity
         var objects: [Value: Object] = [:]
         var reloaded: [Value] = []
-        for change in delta.group.objectChanges where change.type != .delete {
-            if let row = results.engine.row(forKey: change.item) { objects[change.item] = Object(entity: entity, values: row) }
-            if change.type == .update { reloaded.append(change.item) }
+        for object in change.group.objectChanges where object.type != .delete {
+            if let row = results.engine.row(forKey: object.item) { objects[object.item] = Object(entity: entity, values: row) }
+            if object.type == .update { reloaded.append(object.item) }
         }
         return ResultsChange(
-            group: delta.group,
-            batch: adapter.batch(for: delta.group),
-            previousSnapshot: ResultsSnapshot(sections: delta.oldSnapshot),
+            group: change.group,
+            batch: adapter.batch(for: change.group),
+            previousSnapshot: ResultsSnapshot(sections: results.previousSnapshot),
             snapshot: ResultsSnapshot(sections: results.snapshot, reloadedItemIdentifiers: reloaded),
             commitCount: commits,
             objects: objects,
-            deletedObjects: delta.removedRows.mapValues { Object(entity: entity, values: $0) })
+            deletedObjects: change.removedRows.mapValues { Object(entity: entity, values: $0) },
+            resync: change.resync)
     }
 
     /// The changes of a ``LiveResults``, as an async sequence.

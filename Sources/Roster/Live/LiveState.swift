@@ -15,6 +15,9 @@ final class LiveState {
     private(set) var engine: IncrementalResults
     /// The results as sections of keys, as the consumer last saw them.
     private(set) var snapshot: [ListSection<Value, Value>]
+    /// What the last change started from: the snapshot before it, with the user's own
+    /// edits applied (what its `from` paths refer to).
+    private(set) var previousSnapshot: [ListSection<Value, Value>] = []
 
     init(query: BoundQuery, rows: [[Value]]) {
         engine = Self.makeEngine(query: query, rows: rows)
@@ -33,7 +36,7 @@ final class LiveState {
     /// last step. This is how commits that arrived while the consumer was busy coalesce.
     ///
     /// - Returns: the change, or nil when the results did not change.
-    func apply(_ steps: [ResultsStep]) -> ResultsDelta? {
+    func apply(_ steps: [ResultsStep]) -> QueryChange? {
         var touched: [Value: TouchedRow] = [:]
         var onlyCommits = true
         for step in steps {
@@ -65,7 +68,7 @@ final class LiveState {
     }
 
     /// Commits only: the engine's own change, and the snapshot patched.
-    private func applyCommits(_ touched: [Value: TouchedRow]) -> ResultsDelta? {
+    private func applyCommits(_ touched: [Value: TouchedRow]) -> QueryChange? {
         guard !touched.isEmpty, let change = engine.apply(touched: touched) else { return nil }
         let old = snapshot
         var changedNames = Set(change.group.sectionChanges.map(\.section))
@@ -79,14 +82,14 @@ final class LiveState {
             if !changedNames.contains(name), let items = oldItems[name] { return ListSection(id: name, items: items) }
             return ListSection(id: name, items: engine.keys(inSection: index))
         }
-        return ResultsDelta(group: change.group, oldSnapshot: old, removedRows: change.removedRows)
+        previousSnapshot = old
+        return change
     }
 
     /// Steps with user edits, a new request or a re-fetch: apply them all, then diff.
     /// Updates are the objects whose row differs from the one the consumer last saw.
-    private func applyWithDiff(_ steps: [ResultsStep]) -> ResultsDelta? {
-        var old = snapshot
-        var edited = false
+    private func applyWithDiff(_ steps: [ResultsStep]) -> QueryChange? {
+        var edits: [UserEdit] = []
         var replaced = false
         // The rows the consumer last saw (nil: not in the results), of every key a step changes.
         var seen: [Value: [Value]?] = [:]
@@ -103,26 +106,21 @@ final class LiveState {
                 for key in engine.snapshot.lazy.flatMap(\.items) { note(key) }
                 engine = Self.makeEngine(query: query, rows: rows)
                 replaced = true
-            case let .userEdits(edits):
-                for edit in edits { edit.apply(to: &old) }
-                edited = true
+            case let .userEdits(stepEdits):
+                edits += stepEdits
             case .resync:
                 break
             }
         }
-        let new = engine.snapshot
-        snapshot = new
-        guard replaced || edited || !seen.isEmpty else { return nil }
-        let group = SnapshotDiff.changes(from: old, to: new, isUpdated: { key in
+        let old = snapshot
+        snapshot = engine.snapshot
+        guard replaced || !edits.isEmpty || !seen.isEmpty else { return nil }
+        let (change, start) = QueryChange.diff(from: old, editedBy: edits, to: snapshot, isUpdated: { key in
             guard let before = seen[key] ?? nil, let after = self.engine.row(forKey: key) else { return false }
             // A request bound after the entity gained attributes reads rows with more values.
             return before != Array(after.prefix(before.count))
-        })
-        guard !group.isEmpty else { return nil }
-        var deleted: [Value: [Value]] = [:]
-        for change in group.objectChanges where change.type == .delete {
-            deleted[change.item] = seen[change.item] ?? nil
-        }
-        return ResultsDelta(group: group, oldSnapshot: old, removedRows: deleted)
+        }, removedRow: { seen[$0] ?? nil })
+        if change != nil { previousSnapshot = start }
+        return change
     }
 }

@@ -27,49 +27,15 @@ public struct ResultsChange: Sendable {
     /// could not be applied one by one (see ``ResyncReason``).
     public var resync: ResyncReason? = nil
 
-    /// Plays the change to a delegate, as ``ResultsController`` would have.
-    public func replay(to receiver: some ResultsChangeReceiver) {
-        if let resync { receiver.willResync(because: resync) }
-        receiver.willChangeContent()
-        for change in group.sectionChanges {
-            let count = change.type == .delete
-                ? previousSnapshot.sections[change.index].items.count
-                : snapshot.sections[change.index].items.count
-            receiver.didChange(section: SectionInfo(name: change.section, numberOfObjects: count), atSectionIndex: change.index, for: change.type)
-        }
-        for change in group.objectChanges {
-            guard let object = change.type == .delete ? deletedObjects[change.item] : objects[change.item] else { continue }
-            receiver.didChange(object: object, at: change.from, for: change.type, newIndexPath: change.to)
-        }
-        receiver.didChangeContent()
+    /// Plays the change to a delegate as callbacks, as a ``ResultsController`` would have
+    /// (``LiveResults/deliver(to:isolation:)`` does this for each change).
+    public func replay(to delegate: some ResultsControllerDelegate<LiveResults>, from results: LiveResults) {
+        delegate.receive(group, resync: resync, from: results, sectionCount: { section in
+            section.type == .delete
+                ? previousSnapshot.sections[section.index].items.count
+                : snapshot.sections[section.index].items.count
+        }, object: { _, change in change.type == .delete ? deletedObjects[change.item] : objects[change.item] })
     }
-}
-
-/// Receives a ``ResultsChange`` as NSFetchedResultsController-style callbacks (see
-/// ``ResultsChange/replay(to:)`` and ``LiveResults/deliver(to:isolation:)``).
-public protocol ResultsChangeReceiver: AnyObject {
-    /// A group of changes begins.
-    func willChangeContent()
-    /// A section was inserted (index after the change) or deleted (index before it).
-    func didChange(section: SectionInfo, atSectionIndex sectionIndex: Int, for type: SectionChangeType)
-    /// An object was inserted, deleted, moved or updated.
-    func didChange(object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?)
-    /// The group of changes is complete.
-    func didChangeContent()
-    /// The next group is a resync (see ``ResyncReason``); called before ``willChangeContent()``.
-    func willResync(because reason: ResyncReason)
-    /// Reading what was committed failed; the results stay as they were and the commits
-    /// are read again at the next delivery.
-    func didFail(with error: StoreError)
-}
-
-extension ResultsChangeReceiver {
-    public func willChangeContent() {}
-    public func didChange(section: SectionInfo, atSectionIndex sectionIndex: Int, for type: SectionChangeType) {}
-    public func didChange(object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) {}
-    public func didChangeContent() {}
-    public func willResync(because reason: ResyncReason) {}
-    public func didFail(with error: StoreError) {}
 }
 
 /// A live query's results as a diffable data source takes them: section identifiers,

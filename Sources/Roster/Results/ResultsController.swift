@@ -25,7 +25,7 @@ public final class ResultsController: LiveQueryRequest {
     /// How the results are kept current.
     public let engineKind: ResultsEngineKind
     /// Receives the changes; not retained.
-    public weak var delegate: (any ResultsControllerDelegate)?
+    public weak var delegate: (any ResultsControllerDelegate<ResultsController>)?
     /// The last group of changes reported, as events; nil before the first change.
     public internal(set) var lastChange: ChangeGroup<Value, Value>?
     /// Whether ``performFetch()`` has run.
@@ -146,15 +146,15 @@ public final class ResultsController: LiveQueryRequest {
     /// - Parameter old: the results the delegate last saw; by default the current ones.
     func replaceResults(query: BoundQuery, rows: [[Value]], from old: [ListSection<Value, Value>]? = nil,
                         resync: ResyncReason? = nil, updated: (Value) -> Bool) {
-        var old = old ?? engine.snapshot
-        for edit in pendingUserEdits { edit.apply(to: &old) }
+        let seen = old ?? engine.snapshot
+        let edits = pendingUserEdits
         pendingUserEdits = []
         let previous = engine
         engine = makeEngine(query: query, rows: rows)
         // Objects that leave by a sort or filter change are still stored: read them whole.
-        let change = IncrementalChange(from: old, to: engine.snapshot, resync: resync, isUpdated: updated,
-                                       removedRow: { previous.row(forKey: $0) ?? previous.knownRow(forKey: $0) })
-        report(change, from: old)
+        let (change, start) = QueryChange.diff(from: seen, editedBy: edits, to: engine.snapshot, resync: resync, isUpdated: updated,
+                                               removedRow: { previous.row(forKey: $0) ?? previous.knownRow(forKey: $0) })
+        report(change, from: start)
     }
 
     /// Writes a change the user already made on screen without hearing it back.
@@ -252,16 +252,16 @@ extension ResultsController: StoreObserver {
         let old = engine.snapshot
         let previous = engine
         engine = refetched
-        let change = IncrementalChange(from: old, to: engine.snapshot, isUpdated: { touched[$0]?.isChanged ?? false },
-                                       removedRow: { touched[$0]?.before ?? previous.knownRow(forKey: $0) })
+        let (change, _) = QueryChange.diff(from: old, to: engine.snapshot, isUpdated: { touched[$0]?.isChanged ?? false },
+                                           removedRow: { touched[$0]?.before ?? previous.knownRow(forKey: $0) })
         report(change, from: old)
     }
 
     /// A change that starts from the list as the user left it: apply, then diff whole
     /// snapshots from the user's view.
     private func reportChangeFromUserEdits(touched: [Value: TouchedRow]) {
-        var old = engine.snapshot
-        for edit in pendingUserEdits { edit.apply(to: &old) }
+        let seen = engine.snapshot
+        let edits = pendingUserEdits
         pendingUserEdits = []
         var oldRows: [Value: [Value]] = [:]
         for key in touched.keys {
@@ -272,19 +272,19 @@ extension ResultsController: StoreObserver {
         } catch {
             // The re-fetching engine could not read: the delegate keeps the user's list, hears
             // the failure, and the next delivery re-fetches from it.
-            fail(error, seen: old)
+            fail(error, seen: UserEdit.apply(edits, to: seen))
             return
         }
-        let change = IncrementalChange(from: old, to: engine.snapshot, isUpdated: { touched[$0]?.isChanged ?? false },
-                                       removedRow: { oldRows[$0] })
-        report(change, from: old)
+        let (change, start) = QueryChange.diff(from: seen, editedBy: edits, to: engine.snapshot,
+                                               isUpdated: { touched[$0]?.isChanged ?? false }, removedRow: { oldRows[$0] })
+        report(change, from: start)
     }
 
     /// Tells the delegate about a change, once every object it names has been read whole.
     ///
     /// - Parameter old: the results the change starts from, when the caller has them;
     ///   otherwise they are worked out from the group, should a read fail.
-    func report(_ change: IncrementalChange?, from old: [ListSection<Value, Value>]?) {
+    func report(_ change: QueryChange?, from old: [ListSection<Value, Value>]?) {
         guard let change else { return }
         let group = change.group
         var objects: [Object] = []
@@ -302,16 +302,8 @@ extension ResultsController: StoreObserver {
             objects.append(Object(entity: engine.query.entity, values: values))
         }
         lastChange = group
-        guard let delegate else { return }
-        if let reason = change.resync { delegate.controller(self, willResyncBecause: reason) }
-        delegate.controllerWillChangeContent(self)
-        for section in group.sectionChanges {
-            let count = section.type == .delete ? change.oldSectionCounts[section.index] ?? 0 : numberOfObjects(inSection: section.index)
-            delegate.controller(self, didChange: SectionInfo(name: section.section, numberOfObjects: count), atSectionIndex: section.index, for: section.type)
-        }
-        for (object, values) in zip(group.objectChanges, objects) {
-            delegate.controller(self, didChange: values, at: object.from, for: object.type, newIndexPath: object.to)
-        }
-        delegate.controllerDidChangeContent(self)
+        delegate?.receive(group, resync: change.resync, from: self, sectionCount: { section in
+            section.type == .delete ? change.oldSectionCounts[section.index] ?? 0 : numberOfObjects(inSection: section.index)
+        }, object: { position, _ in objects[position] })
     }
 }

@@ -1,8 +1,12 @@
-/// Receives what changed in a ``ResultsController``'s results, with
-/// NSFetchedResultsController's conventions.
+/// Receives what changed in a live query's results, with NSFetchedResultsController's
+/// conventions: the one delegate protocol of ``ResultsController`` and ``LiveResults``.
+///
+/// `Controller` is the live query that reports: ``ResultsController`` (the default, when a
+/// delegate implements none of the methods) or ``LiveResults``
+/// (see ``LiveResults/deliver(to:isolation:)``). It is inferred from the methods you write.
 ///
 /// For each committed transaction (or sort or predicate change) that changes the results,
-/// the controller calls, in order: ``controllerWillChangeContent(_:)``; then
+/// the live query calls, in order: ``controllerWillChangeContent(_:)``; then
 /// ``controller(_:didChange:atSectionIndex:for:)`` for each section deleted (index before
 /// the change) and inserted (index after); then
 /// ``controller(_:didChange:at:for:newIndexPath:)`` for each object inserted (`newIndexPath`
@@ -10,40 +14,67 @@
 /// then ``controllerDidChangeContent(_:)``. A transaction that does not change the results
 /// calls nothing.
 ///
-/// Callbacks arrive synchronously on the isolation domain that owns the store, after the
-/// commit, before the call that committed returns. During them the controller already
-/// shows the new results. Every method has an empty default. A failure to read what a
-/// commit changed never throws from the write that committed (it did commit): it reaches
-/// the delegate as ``controller(_:didFailWith:)``, and the group that makes up for it is
-/// announced by ``controller(_:willResyncBecause:)``.
-public protocol ResultsControllerDelegate: AnyObject {
-    /// The controller is about to report a group of changes.
-    func controllerWillChangeContent(_ controller: ResultsController)
+/// Where callbacks arrive: a ``ResultsController`` calls them synchronously on the
+/// isolation domain that owns the store, after the commit, before the call that committed
+/// returns; during them the controller already shows the new results. ``LiveResults``
+/// calls them on the actor that runs ``LiveResults/deliver(to:isolation:)``. Every method
+/// has an empty default. A failure to read what a commit changed never throws from the
+/// write that committed (it did commit): it reaches the delegate as
+/// ``controller(_:didFailWith:)``, and the group that makes up for it is announced by
+/// ``controller(_:willResyncBecause:)``.
+public protocol ResultsControllerDelegate<Controller>: AnyObject {
+    /// The live query whose changes the delegate receives.
+    associatedtype Controller: AnyObject = ResultsController
+    /// The live query is about to report a group of changes.
+    func controllerWillChangeContent(_ controller: Controller)
     /// A section was inserted (index after the change) or deleted (index before it).
-    func controller(_ controller: ResultsController, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: SectionChangeType)
+    func controller(_ controller: Controller, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: SectionChangeType)
     /// An object was inserted, deleted, moved or updated; `indexPath` is before the change,
     /// `newIndexPath` after it.
-    func controller(_ controller: ResultsController, didChange object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?)
+    func controller(_ controller: Controller, didChange object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?)
     /// The group of changes is complete.
-    func controllerDidChangeContent(_ controller: ResultsController)
-    /// The next group of changes is a resync: the controller could not apply commits row by
-    /// row, re-fetched, and reports the difference from the results the delegate last saw
-    /// (every object that stays is reported updated). Called just before
+    func controllerDidChangeContent(_ controller: Controller)
+    /// The next group of changes is a resync: the live query could not apply commits row
+    /// by row, re-fetched, and reports the difference from the results the delegate last
+    /// saw (every object that stays is reported updated). Called just before
     /// ``controllerWillChangeContent(_:)``.
-    func controller(_ controller: ResultsController, willResyncBecause reason: ResyncReason)
+    func controller(_ controller: Controller, willResyncBecause reason: ResyncReason)
     /// Reading what a commit changed failed. The results stay as the delegate last saw
-    /// them; the controller reads again when the store next delivers changes (after a
+    /// them; the live query reads again when the store next delivers changes (after a
     /// commit or ``Store/pollExternalChanges()``) and then reports a resync group.
-    func controller(_ controller: ResultsController, didFailWith error: StoreError)
+    func controller(_ controller: Controller, didFailWith error: StoreError)
 }
 
 extension ResultsControllerDelegate {
-    public func controllerWillChangeContent(_ controller: ResultsController) {}
-    public func controller(_ controller: ResultsController, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: SectionChangeType) {}
-    public func controller(_ controller: ResultsController, didChange object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) {}
-    public func controllerDidChangeContent(_ controller: ResultsController) {}
-    public func controller(_ controller: ResultsController, willResyncBecause reason: ResyncReason) {}
-    public func controller(_ controller: ResultsController, didFailWith error: StoreError) {}
+    public func controllerWillChangeContent(_ controller: Controller) {}
+    public func controller(_ controller: Controller, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: SectionChangeType) {}
+    public func controller(_ controller: Controller, didChange object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) {}
+    public func controllerDidChangeContent(_ controller: Controller) {}
+    public func controller(_ controller: Controller, willResyncBecause reason: ResyncReason) {}
+    public func controller(_ controller: Controller, didFailWith error: StoreError) {}
+
+    /// Plays one change group as callbacks: the one emitter of ``ResultsController`` and
+    /// ``LiveResults``.
+    ///
+    /// - Parameters:
+    ///   - sectionCount: the number of objects of a changed section (before the change
+    ///     for a delete, after it for an insert).
+    ///   - object: the object of the object change at this position in the group; nil
+    ///     skips it (callers make sure every object is there before they emit).
+    func receive(_ group: ChangeGroup<Value, Value>, resync: ResyncReason?, from controller: Controller,
+                 sectionCount: (SectionChange<Value>) -> Int, object: (Int, ObjectChange<Value>) -> Object?) {
+        if let resync { self.controller(controller, willResyncBecause: resync) }
+        controllerWillChangeContent(controller)
+        for section in group.sectionChanges {
+            self.controller(controller, didChange: SectionInfo(name: section.section, numberOfObjects: sectionCount(section)),
+                            atSectionIndex: section.index, for: section.type)
+        }
+        for (position, change) in group.objectChanges.enumerated() {
+            guard let value = object(position, change) else { continue }
+            self.controller(controller, didChange: value, at: change.from, for: change.type, newIndexPath: change.to)
+        }
+        controllerDidChangeContent(controller)
+    }
 }
 
 /// A section as a callback sees it: its name and how many objects it holds (before the

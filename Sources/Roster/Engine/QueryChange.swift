@@ -1,0 +1,47 @@
+import RosterUpdates
+
+/// What a commit (or several coalesced, a new request, a resync, the user's own edits)
+/// did to one live query's results: the callbacks, and what a delegate is told beside
+/// them. The one internal change type: both engines make it, and both ``ResultsController``
+/// and ``LiveResults`` turn it into what their consumer sees.
+struct QueryChange: Sendable {
+    /// The callbacks: section and object changes with their index paths.
+    var group = ChangeGroup<Value, Value>()
+    /// The rows of deleted objects, as they were.
+    var removedRows: [Value: [Value]] = [:]
+    /// The number of objects, before the change, of each deleted section (by old index).
+    var oldSectionCounts: [Int: Int] = [:]
+    /// Set when the change is a resync: results re-fetched rather than applied row by row.
+    var resync: ResyncReason?
+}
+
+extension QueryChange {
+    /// The change from the list a consumer last saw, as the user's own edits left it, to
+    /// `new`, by ``SnapshotDiff``'s rules. The one place that applies user edits and diffs
+    /// whole snapshots, for every path that cannot work row by row: a new request, a
+    /// resync, a re-fetch of a bulk commit, a commit that carries user edits.
+    ///
+    /// - Parameters:
+    ///   - seen: the results the consumer last saw.
+    ///   - edits: what the user already did to them on screen (``UserEdit``).
+    ///   - isUpdated: whether an object in both changed its values.
+    ///   - removedRow: the row of an object that left, as it was.
+    /// - Returns: the change (nil when there is none), and the list it starts from — `seen`
+    ///   with the edits applied, what the change's `from` paths refer to.
+    static func diff(from seen: [ListSection<Value, Value>], editedBy edits: [UserEdit] = [],
+                     to new: [ListSection<Value, Value>], resync: ResyncReason? = nil,
+                     isUpdated: (Value) -> Bool, removedRow: (Value) -> [Value]?)
+        -> (change: QueryChange?, start: [ListSection<Value, Value>]) {
+        let start = UserEdit.apply(edits, to: seen)
+        let group = SnapshotDiff.changes(from: start, to: new, isUpdated: isUpdated)
+        guard !group.isEmpty else { return (nil, start) }
+        var change = QueryChange(group: group, resync: resync)
+        for object in group.objectChanges where object.type == .delete {
+            change.removedRows[object.item] = removedRow(object.item)
+        }
+        for section in group.sectionChanges where section.type == .delete {
+            change.oldSectionCounts[section.index] = start[section.index].items.count
+        }
+        return (change, start)
+    }
+}
