@@ -47,6 +47,31 @@ struct ResultsControllerTests {
         #expect(recorder.takeGroups().isEmpty)
     }
 
+    @Test func beforePerformFetchTheControllerHoldsNothingAndHearsNothing() throws {
+        let store = try postStore()
+        try store.insert("Post", ["id": "p1", "day": "d1", "rank": 1])
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        let recorder = GroupRecorder()
+        controller.delegate = recorder
+        #expect(!controller.hasFetched)
+        #expect(controller.numberOfObjects == 0 && controller.numberOfSections == 0)
+        #expect(controller.snapshot.isEmpty && controller.object(at: IndexPath(item: 0, section: 0)) == nil)
+        #expect(try controller.fetchedObjects.isEmpty)
+        try store.insert("Post", ["id": "p2", "day": "d1", "rank": 2])
+        #expect(recorder.takeGroups().isEmpty, "a controller that has not fetched reports nothing")
+        try controller.setSortKeys([SortKey("rank", ascending: false)])
+        try controller.performFetch()
+        #expect(controller.hasFetched)
+        #expect(try controller.fetchedObjects.map(\.key) == ["p2", "p1"], "the request set before the fetch is the one fetched")
+    }
+
+    @Test func aSectionOutsideTheResultsHasNoObjects() throws {
+        let feed = try makeFeed()
+        #expect(feed.controller.numberOfObjects(inSection: 2) == 0)
+        #expect(feed.controller.numberOfObjects(inSection: -1) == 0)
+        #expect(feed.controller.numberOfObjects(inSection: 1) == 2)
+    }
+
     @Test func anInsertIntoANewSectionReportsTheSectionAndTheObject() throws {
         let feed = try makeFeed()
         let store = feed.store, recorder = feed.recorder

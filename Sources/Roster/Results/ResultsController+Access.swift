@@ -9,6 +9,7 @@ extension ResultsController {
     public var sections: [ResultsSection] {
         get throws(StoreError) {
             let objects = try fetchedObjects
+            guard let engine else { return [] }
             var start = 0
             return (0..<engine.numberOfSections).map { index in
                 let count = engine.sectionRange(index).count
@@ -25,42 +26,46 @@ extension ResultsController {
     ///   delivered yet (``Store/pollExternalChanges()`` delivers it).
     public var fetchedObjects: [Object] {
         get throws(StoreError) {
+            guard let engine else { return [] }
             let rows = engine.rows
             guard rows.count == engine.count else {
-                throw .database(DatabaseError(code: .error, message: "\(engine.count - rows.count) of the \(engine.count) \(engine.query.entity.name) objects in the results could not be read"))
+                throw .database(DatabaseError(code: .error, message: "\(engine.count - rows.count) of the \(engine.count) \(query.entity.name) objects in the results could not be read"))
             }
-            return rows.map { Object(entity: engine.query.entity, values: $0) }
+            return rows.map { Object(entity: query.entity, values: $0) }
         }
     }
 
-    /// The number of objects in the results.
-    public var numberOfObjects: Int { engine.count }
+    /// The number of objects in the results; 0 before ``performFetch()``.
+    public var numberOfObjects: Int { engine?.count ?? 0 }
 
-    /// The number of sections.
-    public var numberOfSections: Int { engine.numberOfSections }
+    /// The number of sections; 0 before ``performFetch()``.
+    public var numberOfSections: Int { engine?.numberOfSections ?? 0 }
 
-    /// The number of objects in section `section`. O(log n).
-    public func numberOfObjects(inSection section: Int) -> Int { engine.sectionRange(section).count }
+    /// The number of objects in section `section`, or 0 when there is no such section. O(log n).
+    public func numberOfObjects(inSection section: Int) -> Int {
+        guard let engine, section >= 0, section < engine.numberOfSections else { return 0 }
+        return engine.sectionRange(section).count
+    }
 
     /// The object at an index path, or nil when the path is outside the results or the
     /// object's row cannot be read now (a failed read, which the delegate hears, or a
     /// delete by another connection not delivered yet). O(log n).
     public func object(at indexPath: IndexPath) -> Object? {
-        guard indexPath.section >= 0, indexPath.section < engine.numberOfSections else { return nil }
+        guard let engine, indexPath.section >= 0, indexPath.section < engine.numberOfSections else { return nil }
         let range = engine.sectionRange(indexPath.section)
         guard indexPath.item >= 0, indexPath.item < range.count,
               let values = engine.row(atRank: range.lowerBound + indexPath.item) else { return nil }
-        return Object(entity: engine.query.entity, values: values)
+        return Object(entity: query.entity, values: values)
     }
 
     /// The index path of the object with this key, or nil when it is not in the results.
     ///
     /// - Complexity: O(log n).
     public func indexPath(for key: Value) -> IndexPath? {
-        engine.indexPath(for: key)
+        engine?.indexPath(for: key)
     }
 
     /// The results as sections of keys: what the change callbacks turn the previous
     /// snapshot into. O(n).
-    public var snapshot: [ListSection<Value, Value>] { engine.snapshot }
+    public var snapshot: [ListSection<Value, Value>] { engine?.snapshot ?? [] }
 }

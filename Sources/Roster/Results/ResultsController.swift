@@ -29,11 +29,14 @@ public final class ResultsController: LiveQueryRequest {
     /// The last group of changes reported, as events; nil before the first change.
     public internal(set) var lastChange: ChangeGroup<Value, Value>?
     /// Whether ``performFetch()`` has run.
-    public private(set) var hasFetched = false
+    public var hasFetched: Bool { engine != nil }
     /// Set while ``performFetch()`` runs: changes delivered first are in the new results.
     private var isFetching = false
 
-    var engine: any ResultsEngine
+    /// The results; nil until ``performFetch()`` loads them.
+    var engine: (any ResultsEngine)?
+    /// The request, bound to the entity as the store defines it.
+    private(set) var query: BoundQuery
     /// Edits the user already made on screen, for the next change.
     var pendingUserEdits: [UserEdit] = []
     /// Set when a read failed during a delivery: why the next delivery must re-fetch, and
@@ -55,16 +58,12 @@ public final class ResultsController: LiveQueryRequest {
         self.store = store
         self.request = request
         self.engineKind = engine
-        let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
-        // A placeholder until performFetch(): it holds no rows, so it never loads any.
-        self.engine = IncrementalResults(query: query, rows: [], loader: { _ in [:] })
+        self.query = try BoundQuery(request, entity: store.entity(named: request.entityName))
     }
 
     deinit {
         store.removeObserver(self)
     }
-
-    var query: BoundQuery { engine.query }
 
     /// A new engine holding the query's committed results, read straight from the store.
     private func fetchEngine(query: BoundQuery) throws(StoreError) -> any ResultsEngine {
@@ -114,11 +113,10 @@ public final class ResultsController: LiveQueryRequest {
         defer { isFetching = false }
         // Bound again: the entity may have gained attributes since the controller was made.
         let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
-        engine = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in try fetchEngine(query: query) }
-        if !hasFetched {
-            hasFetched = true
-            store.addObserver(self)
-        }
+        let fetched = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in try fetchEngine(query: query) }
+        if engine == nil { store.addObserver(self) }
+        self.query = query
+        engine = fetched
     }
 
     /// Replaces the request (same entity); the delegate hears the difference.
@@ -129,32 +127,33 @@ public final class ResultsController: LiveQueryRequest {
             throw .schema(SchemaError("a controller cannot switch from entity '\(self.request.entityName)' to '\(request.entityName)'"))
         }
         let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
-        guard hasFetched else {
+        guard let engine else {
             self.request = request
-            engine = makeEngine(query: query, rows: [])
+            self.query = query
             return
         }
         let rows = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in try store.fetchCommittedRows(query) }
         self.request = request
         // The results and the new rows are the same committed state: no value changed.
-        replaceResults(query: query, rows: rows, updated: { _ in false })
+        replaceResults(engine, query: query, rows: rows, updated: { _ in false })
     }
 
     /// Swaps in new results and reports the difference by diffing whole snapshots;
     /// `updated` tells which objects in both changed their values.
     ///
     /// - Parameter old: the results the delegate last saw; by default the current ones.
-    func replaceResults(query: BoundQuery, rows: [[Value]], from old: [ListSection<Value, Value>]? = nil,
+    func replaceResults(_ previous: any ResultsEngine, query: BoundQuery, rows: [[Value]], from old: [ListSection<Value, Value>]? = nil,
                         resync: ResyncReason? = nil, updated: (Value) -> Bool) {
-        let seen = old ?? engine.snapshot
+        let seen = old ?? previous.snapshot
         let edits = pendingUserEdits
         pendingUserEdits = []
-        let previous = engine
-        engine = makeEngine(query: query, rows: rows)
+        let replacement = makeEngine(query: query, rows: rows)
+        self.query = query
+        engine = replacement
         // Objects that leave by a sort or filter change are still stored: read them whole.
-        let (change, start) = QueryChange.diff(from: seen, editedBy: edits, to: engine.snapshot, resync: resync, isUpdated: updated,
+        let (change, start) = QueryChange.diff(from: seen, editedBy: edits, to: replacement.snapshot, resync: resync, isUpdated: updated,
                                                removedRow: { previous.row(forKey: $0) ?? previous.knownRow(forKey: $0) })
-        report(change, from: start)
+        report(change, in: replacement, from: start)
     }
 
     /// Writes a change the user already made on screen without hearing it back.
@@ -179,40 +178,40 @@ public final class ResultsController: LiveQueryRequest {
 }
 
 extension ResultsController: StoreObserver {
-    var observedEntityName: String { engine.query.entity.name }
+    var observedEntityName: String { query.entity.name }
 
     /// Applies the rows of the keys a commit touched, and reports the difference.
     ///
     /// It runs inside the store's delivery, whose read transaction sees exactly the state
     /// the changes lead to: a re-fetch here reads that state and nothing newer.
     func storeDidCommit(_ changes: CommittedChanges) {
-        guard hasFetched, !isFetching else { return }
+        guard let engine, !isFetching else { return }
         if let reason = pendingResync?.reason ?? changes.resync {
-            resync(because: reason)
+            resync(engine, because: reason)
             return
         }
-        let touched = changes.rows(of: engine.query.entity)
+        let touched = changes.rows(of: query.entity)
         guard !touched.isEmpty || !pendingUserEdits.isEmpty else { return }
         let isBulk = Double(touched.count) > bulkFraction * Double(max(engine.count, 64))
         if pendingUserEdits.isEmpty && !isBulk {
             do {
-                report(try engine.apply(touched: touched), from: nil)
+                report(try engine.apply(touched: touched), in: engine, from: nil)
             } catch {
                 // Only the re-fetching engine reads here, and it kept its results: they are
                 // what the delegate saw. (Taking the snapshot before applying would cost O(n)
                 // on every commit.)
                 fail(error, seen: engine.snapshot)
             }
-        } else if pendingUserEdits.isEmpty, let refetched = try? fetchEngine(query: engine.query) {
-            reportBulkChange(touched: touched, refetched: refetched)
+        } else if pendingUserEdits.isEmpty, let refetched = try? fetchEngine(query: query) {
+            reportBulkChange(touched: touched, from: engine, to: refetched)
         } else {
             // Without a re-fetch (or when it failed), row by row: nothing is read here.
-            reportChangeFromUserEdits(touched: touched)
+            reportChangeFromUserEdits(touched: touched, in: engine)
         }
     }
 
     func storeDidFailToDeliver(_ error: StoreError, mustResync: Bool) {
-        guard hasFetched else { return }
+        guard let engine else { return }
         if mustResync {
             fail(error, seen: engine.snapshot, reason: .schemaChanged)
         } else {
@@ -223,18 +222,18 @@ extension ResultsController: StoreObserver {
     /// Re-reads the results and reports the difference from what the delegate last saw as
     /// one group marked as a resync; when the read fails, reports that and tries again at
     /// the next delivery.
-    private func resync(because reason: ResyncReason) {
+    private func resync(_ engine: any ResultsEngine, because reason: ResyncReason) {
         let seen = pendingResync?.seen ?? engine.snapshot
         let rows: [[Value]]
         do {
-            rows = try store.fetchCommittedRows(engine.query)
+            rows = try store.fetchCommittedRows(query)
         } catch {
             fail(error, seen: seen, reason: reason)
             return
         }
         pendingResync = nil
         // Which values changed is unknown: every object that stays is reported updated.
-        replaceResults(query: engine.query, rows: rows, from: seen, resync: reason, updated: { _ in true })
+        replaceResults(engine, query: query, rows: rows, from: seen, resync: reason, updated: { _ in true })
     }
 
     /// A read failed: the delegate keeps the results it last saw, hears the error, and
@@ -248,18 +247,17 @@ extension ResultsController: StoreObserver {
 
     /// A bulk change: re-fetch and diff whole snapshots; updates are the touched rows whose
     /// values changed.
-    private func reportBulkChange(touched: [Value: TouchedRow], refetched: any ResultsEngine) {
-        let old = engine.snapshot
-        let previous = engine
+    private func reportBulkChange(touched: [Value: TouchedRow], from previous: any ResultsEngine, to refetched: any ResultsEngine) {
+        let old = previous.snapshot
         engine = refetched
-        let (change, _) = QueryChange.diff(from: old, to: engine.snapshot, isUpdated: { touched[$0]?.isChanged ?? false },
+        let (change, _) = QueryChange.diff(from: old, to: refetched.snapshot, isUpdated: { touched[$0]?.isChanged ?? false },
                                            removedRow: { touched[$0]?.before ?? previous.knownRow(forKey: $0) })
-        report(change, from: old)
+        report(change, in: refetched, from: old)
     }
 
     /// A change that starts from the list as the user left it: apply, then diff whole
     /// snapshots from the user's view.
-    private func reportChangeFromUserEdits(touched: [Value: TouchedRow]) {
+    private func reportChangeFromUserEdits(touched: [Value: TouchedRow], in engine: any ResultsEngine) {
         let seen = engine.snapshot
         let edits = pendingUserEdits
         pendingUserEdits = []
@@ -277,33 +275,33 @@ extension ResultsController: StoreObserver {
         }
         let (change, start) = QueryChange.diff(from: seen, editedBy: edits, to: engine.snapshot,
                                                isUpdated: { touched[$0]?.isChanged ?? false }, removedRow: { oldRows[$0] })
-        report(change, from: start)
+        report(change, in: engine, from: start)
     }
 
     /// Tells the delegate about a change, once every object it names has been read whole.
     ///
     /// - Parameter old: the results the change starts from, when the caller has them;
     ///   otherwise they are worked out from the group, should a read fail.
-    func report(_ change: QueryChange?, from old: [ListSection<Value, Value>]?) {
+    func report(_ change: QueryChange?, in engine: any ResultsEngine, from old: [ListSection<Value, Value>]?) {
         guard let change else { return }
         let group = change.group
         var objects: [Object] = []
         objects.reserveCapacity(group.objectChanges.count)
         for object in group.objectChanges {
             let values = object.type == .delete ? change.removedRows[object.item] : engine.row(forKey: object.item)
-            guard let values, values.count == engine.query.entity.attributes.count else {
+            guard let values, values.count == query.entity.attributes.count else {
                 // The delegate never sees a row it cannot be given whole: it keeps the
                 // results it had, and the next delivery re-fetches and resyncs.
                 let seen = old ?? (try? group.unapply(to: engine.snapshot))
-                fail(.database(DatabaseError(code: .error, message: "could not read \(engine.query.entity.name) \(object.item) to report its \(object.type)")),
+                fail(.database(DatabaseError(code: .error, message: "could not read \(query.entity.name) \(object.item) to report its \(object.type)")),
                      seen: seen ?? engine.snapshot)
                 return
             }
-            objects.append(Object(entity: engine.query.entity, values: values))
+            objects.append(Object(entity: query.entity, values: values))
         }
         lastChange = group
         delegate?.receive(group, resync: change.resync, from: self, sectionCount: { section in
-            section.type == .delete ? change.oldSectionCounts[section.index] ?? 0 : numberOfObjects(inSection: section.index)
+            section.type == .delete ? change.oldSectionCounts[section.index] ?? 0 : engine.sectionRange(section.index).count
         }, object: { position, _ in objects[position] })
     }
 }
