@@ -1,9 +1,9 @@
 /// A bounded map that forgets its least recently used entry when it is full: the content
-/// cache of ``ContentLoader``.
+/// cache of ``ContentLoader``, and (within the package) the row cache of Roster's engine.
 ///
 /// Entries form a doubly linked list threaded through an array of slots, newest first, so
 /// that a lookup, an insertion and an eviction each take constant time.
-struct LRUCache<Key: Hashable, Value> {
+package struct LRUCache<Key: Hashable, Value> {
     /// One entry and its neighbours in recency order.
     private struct Entry {
         var key: Key
@@ -15,7 +15,7 @@ struct LRUCache<Key: Hashable, Value> {
     }
 
     /// The most entries the cache holds.
-    let capacity: Int
+    package let capacity: Int
     /// The entries; nil marks a free slot.
     private var slots: [Entry?] = []
     /// Free slots, reused before the array grows.
@@ -28,21 +28,21 @@ struct LRUCache<Key: Hashable, Value> {
     /// Creates an empty cache.
     ///
     /// - Parameter capacity: The most entries it holds; at least 1.
-    init(capacity: Int) {
+    package init(capacity: Int) {
         precondition(capacity >= 1, "LRUCache needs a capacity of at least 1, not \(capacity)")
         self.capacity = capacity
     }
 
     /// The number of entries.
-    var count: Int { slotByKey.count }
+    package var count: Int { slotByKey.count }
 
     /// Whether the cache holds a key, without making it recently used.
-    func contains(_ key: Key) -> Bool {
+    package func contains(_ key: Key) -> Bool {
         slotByKey[key] != nil
     }
 
     /// The keys, most recently used first.
-    var keysByRecency: [Key] {
+    package var keysByRecency: [Key] {
         var keys: [Key] = []
         var cursor = newest
         while let slot = cursor, let entry = slots[slot] {
@@ -53,7 +53,7 @@ struct LRUCache<Key: Hashable, Value> {
     }
 
     /// The value for a key, which becomes the most recently used.
-    mutating func value(for key: Key) -> Value? {
+    package mutating func value(for key: Key) -> Value? {
         guard let slot = slotByKey[key] else { return nil }
         unlink(slot)
         linkAsNewest(slot)
@@ -64,7 +64,7 @@ struct LRUCache<Key: Hashable, Value> {
     ///
     /// - Returns: The evicted key, if an entry had to go.
     @discardableResult
-    mutating func insert(_ value: Value, for key: Key) -> Key? {
+    package mutating func insert(_ value: Value, for key: Key) -> Key? {
         if let slot = slotByKey[key] {
             slots[slot]?.value = value
             unlink(slot)
@@ -90,8 +90,20 @@ struct LRUCache<Key: Hashable, Value> {
         return evicted
     }
 
+    /// Replaces the value of a key the cache holds, leaving its place in the recency
+    /// order; does nothing for a key it does not hold.
+    package mutating func replaceValue(_ value: Value, for key: Key) {
+        guard let slot = slotByKey[key] else { return }
+        slots[slot]?.value = value
+    }
+
+    /// The value for a key without making it recently used.
+    package func peek(_ key: Key) -> Value? {
+        slotByKey[key].flatMap { slots[$0]?.value }
+    }
+
     /// Forgets a key's entry, if there is one.
-    mutating func removeValue(for key: Key) {
+    package mutating func removeValue(for key: Key) {
         guard let slot = slotByKey.removeValue(forKey: key) else { return }
         unlink(slot)
         slots[slot] = nil
@@ -116,7 +128,7 @@ struct LRUCache<Key: Hashable, Value> {
     }
 
     /// Checks that the list and the key map agree and that the capacity holds.
-    func checkInvariants() {
+    package func checkInvariants() {
         precondition(count <= capacity, "LRUCache holds \(count) entries, over its capacity \(capacity)")
         let keys = keysByRecency
         precondition(keys.count == count, "LRUCache lists \(keys.count) keys but maps \(count)")

@@ -1,3 +1,5 @@
+import RosterUpdates
+
 extension IncrementalResults {
     /// What the engine keeps of each row: its key and its sort values (the key excepted),
     /// in flat arrays indexed by id.
@@ -119,40 +121,27 @@ extension IncrementalResults {
 }
 
 /// Complete rows of a live query's results, loaded on demand a batch at a time and kept
-/// within a bound (least recently used out first).
+/// within a bound (least recently used out first, by the package's one ``LRUCache``).
 final class RowCache {
     /// How many rows one load fetches around the one asked for (like `fetchBatchSize`).
     static let batchSize = 64
-    let capacity: Int
+    var capacity: Int { rows.capacity }
     private let loader: ([Value]) -> [Value: [Value]]
-    private var rows: [Value: (row: [Value], used: UInt64)] = [:]
-    private var clock: UInt64 = 0
+    private var rows: LRUCache<Value, [Value]>
 
     init(capacity: Int, loader: @escaping ([Value]) -> [Value: [Value]]) {
-        self.capacity = capacity
+        rows = LRUCache(capacity: max(capacity, 1))
         self.loader = loader
     }
 
-    func row(forKey key: Value) -> [Value]? {
-        guard let entry = rows[key] else { return nil }
-        clock += 1
-        rows[key] = (entry.row, clock)
-        return entry.row
-    }
+    func row(forKey key: Value) -> [Value]? { rows.value(for: key) }
 
-    func store(_ row: [Value], forKey key: Value) {
-        clock += 1
-        rows[key] = (row, clock)
-        if rows.count > capacity { evict() }
-    }
+    func store(_ row: [Value], forKey key: Value) { rows.insert(row, for: key) }
 
-    func remove(_ key: Value) { rows[key] = nil }
+    func remove(_ key: Value) { rows.removeValue(for: key) }
 
     /// Replaces the cached row with this key, if there is one.
-    func replace(_ row: [Value], forKey key: Value) {
-        guard let entry = rows[key], entry.row != row else { return }
-        rows[key] = (row, entry.used)
-    }
+    func replace(_ row: [Value], forKey key: Value) { rows.replaceValue(row, for: key) }
 
     /// The rows for these keys: cached ones, and the rest loaded in one go (only the
     /// last `capacity` of them are kept).
@@ -160,7 +149,7 @@ final class RowCache {
         var result: [Value: [Value]] = [:]
         var missing: [Value] = []
         for key in keys {
-            if let row = rows[key]?.row { result[key] = row } else { missing.append(key) }
+            if let row = rows.peek(key) { result[key] = row } else { missing.append(key) }
         }
         guard !missing.isEmpty else { return result }
         for (key, row) in loader(missing) {
@@ -170,11 +159,5 @@ final class RowCache {
             if let row = result[key] { store(row, forKey: key) }
         }
         return result
-    }
-
-    private func evict() {
-        // Drop the older half: amortised O(1) per store.
-        let cutoff = rows.values.map(\.used).sorted()[rows.count / 2]
-        rows = rows.filter { $0.value.used >= cutoff }
     }
 }
