@@ -52,14 +52,18 @@ let package = Package(
             exclude: ["Feeds"]
         ),
         .executableTarget(name: "ContentLoading", dependencies: ["RosterUpdates"], path: "Examples/ContentLoading"),
-        .target(name: "RosterTestSupport", dependencies: ["RosterUpdates"], path: "Tests/RosterTestSupport"),
+        // Tests, a target per subject; RosterTestSupport holds what several share (the
+        // seeded generator, the move oracle, the change recorder, running the executables).
+        .target(name: "RosterTestSupport", dependencies: ["Roster", "RosterUpdates"], path: "Tests/RosterTestSupport"),
         .testTarget(name: "RosterUpdatesTests", dependencies: ["RosterUpdates", "RosterTestSupport"]),
         .testTarget(name: "RosterTests", dependencies: ["Roster", "RosterUpdates", "RosterTestSupport"]),
         .testTarget(name: "FeedReaderTests", dependencies: ["FeedReader"]),
-        .testTarget(
-            name: "RosterScriptTests",
-            dependencies: ["RosterScript", "Roster", "RosterUpdates", "RosterTestSupport", "roster", "AddressBook", "Board", "ContentLoading", "FeedReader"]
-        ),
+        // The script runner and its JSON, the contract page, the fixtures.
+        .testTarget(name: "RosterScriptTests", dependencies: ["RosterScript", "Roster", "RosterUpdates", "RosterTestSupport", "roster"]),
+        // `roster` as a user runs it: run, sql, watch, bench, --version.
+        .testTarget(name: "CommandLineTests", dependencies: ["RosterScript", "RosterTestSupport", "roster"]),
+        // The example programs, run as a user runs them.
+        .testTarget(name: "ExampleTests", dependencies: ["Roster", "RosterTestSupport", "AddressBook", "Board", "ContentLoading", "FeedReader"]),
         // Fuzz targets (Docs/Reliability.md): built with libFuzzer by Fuzz/fuzz.sh; in the
         // ordinary build each replays its corpus in Tests/Fuzz/Corpus once.
         .target(name: "CRosterFuzz", path: "Fuzz/CDriver"),
@@ -69,7 +73,7 @@ let package = Package(
         .executableTarget(name: "ScriptFuzzer", dependencies: ["Roster", "RosterScript", "RosterFuzzSupport"], path: "Fuzz/ScriptFuzzer"),
         .testTarget(
             name: "RosterReliabilityTests",
-            dependencies: ["Roster", "RosterScript", "CSQLite", "roster", "PredicateFuzzer", "JSONFuzzer", "ScriptFuzzer"]
+            dependencies: ["Roster", "RosterScript", "RosterTestSupport", "CSQLite", "roster", "PredicateFuzzer", "JSONFuzzer", "ScriptFuzzer"]
         ),
     ],
     swiftLanguageModes: [.v6]

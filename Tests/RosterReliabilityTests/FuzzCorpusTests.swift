@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RosterTestSupport
 
 /// Each fuzz target, built without libFuzzer, runs every input of its seed corpus once
 /// (Tests/Fuzz/Corpus/<name>): the corpus, crashes found by fuzzing included, is a

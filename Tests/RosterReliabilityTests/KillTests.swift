@@ -3,6 +3,7 @@ import Foundation
 import Roster
 import RosterScript
 import Testing
+import RosterTestSupport
 
 /// Processes killed with SIGKILL at random moments, while they write to or read from a
 /// store's file that this process has open. Afterwards the file must open, hold every
@@ -28,7 +29,7 @@ struct KillTests {
         let store = try Store(path: path)
         try store.define(Self.entity)
         let controller = try ResultsController(store: store, request: Self.request)
-        let recorder = ChangeRecorder()
+        let recorder = GroupRecorder()
         controller.delegate = recorder
         try controller.performFetch()
         let queue = try StoreQueue(path: path)
@@ -78,7 +79,13 @@ struct KillTests {
             let extra = fresh.subtracting(committed)
             #expect(lost.isEmpty && extra.isEmpty, "after kill \(kill): lost \(lost.sorted()), uncommitted rows seen \(extra.count)")
             #expect(try Set(controller.fetchedObjects.map(\.key)) == Set(fresh.map(Value.integer)), "the live query's results are not a fresh fetch")
-            #expect(recorder.inserted == committed && recorder.others == 0, "the live query was told \(recorder.inserted.count) inserts and \(recorder.others) other changes; \(committed.count) rows were committed")
+            let told = recorder.groups.flatMap(\.objectChanges)
+            let inserted = told.compactMap { change -> Int64? in
+                if change.type == .insert, case let .integer(key) = change.item { key } else { nil }
+            }
+            let others = told.count - inserted.count
+            #expect(Set(inserted) == committed && inserted.count == Set(inserted).count && others == 0,
+                    "the live query was told \(inserted.count) inserts (\(Set(inserted).count) keys) and \(others) other changes; \(committed.count) rows were committed")
             _ = try queue.pollExternalChanges()
             _ = try live.takeChange()
             #expect(Set(live.snapshot.itemIdentifiers) == Set(fresh.map(Value.integer)), "LiveResults' snapshot is not a fresh fetch")
@@ -225,20 +232,6 @@ struct KillTests {
 func seconds(_ duration: Duration) -> String {
     let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     return "\((value * 10).rounded() / 10) s"
-}
-
-/// Counts what a live query's delegate hears: inserted keys, and any other change.
-final class ChangeRecorder: ResultsControllerDelegate {
-    var inserted: Set<Int64> = []
-    var others = 0
-
-    func controller(_ controller: ResultsController, didChange object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) {
-        if type == .insert, case let .integer(key) = object.key {
-            #expect(inserted.insert(key).inserted, "key \(key) inserted twice")
-        } else {
-            others += 1
-        }
-    }
 }
 
 /// Reads a child's standard output on a thread of its own, so a full pipe never blocks it.

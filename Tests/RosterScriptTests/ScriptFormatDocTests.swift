@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Roster
 @testable import RosterScript
+import RosterTestSupport
 
 /// Keeps `Docs/ScriptFormat.md`, the specification of `roster run`'s scripts and traces,
 /// true to the code: its example script must print exactly its example trace, it must

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Roster
+import RosterTestSupport
 
 /// The change log's before-images, and the read transactions that keep live queries at
 /// the tracker's cursor: what lets the incremental engine keep no more of a row than its

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Roster
+import RosterTestSupport
 
 /// Attribute names that the change log's own columns, SQLite's hidden columns or SQL's
 /// keywords also use: every valid name works, and only names starting with `_roster`

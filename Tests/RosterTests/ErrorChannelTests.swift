@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Roster
+import RosterTestSupport
 
 /// Failures while delivering changes reach every live consumer, and nothing is lost: the
 /// results stay as the consumer last saw them, and once reads work again the consumer

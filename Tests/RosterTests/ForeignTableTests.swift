@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Roster
+import RosterTestSupport
 
 /// Values and tables that another process wrote past Roster's own rules: a bool column
 /// holding other integers (with SQLite's `ignore_check_constraints`), a table rebuilt

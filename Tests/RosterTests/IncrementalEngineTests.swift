@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Roster
+import RosterTestSupport
 
 @Suite("Incremental engine")
 struct IncrementalEngineTests {

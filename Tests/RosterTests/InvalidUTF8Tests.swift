@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Roster
+import RosterTestSupport
 
 /// Text that is not valid UTF-8, written by another connection (a `STRICT` table refuses a
 /// BLOB in a `TEXT` column, but not such text): live queries keep SQLite's order, its

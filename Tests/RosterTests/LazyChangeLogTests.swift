@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Roster
+import RosterTestSupport
 
 /// An entity's change log (its table of before-images and four triggers) is created when
 /// a live query first watches it, not when it is defined — and live queries stay exact

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Roster
+import RosterTestSupport
 
 /// Raw SQL runs in the store's transaction and may not control it: SQLite, not a text
 /// scan, decides where statements start and what kind each one is.

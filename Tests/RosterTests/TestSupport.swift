@@ -3,53 +3,6 @@ import Testing
 @testable import Roster
 import RosterTestSupport
 
-/// Records every delegate callback of a controller as a change group.
-final class GroupRecorder: ResultsControllerDelegate {
-    private(set) var groups: [ChangeGroup<Value, Value>] = []
-    private var current: ChangeGroup<Value, Value>?
-    private(set) var callbackOrderProblems: [String] = []
-
-    func takeGroups() -> [ChangeGroup<Value, Value>] {
-        defer { groups = [] }
-        return groups
-    }
-
-    func controllerWillChangeContent(_ controller: ResultsController) {
-        if current != nil { callbackOrderProblems.append("willChange twice without didChange") }
-        current = ChangeGroup()
-    }
-
-    func controller(_ controller: ResultsController, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: SectionChangeType) {
-        guard current != nil else { return callbackOrderProblems.append("section change outside willChange/didChange") }
-        if !(current!.objectChanges.isEmpty) { callbackOrderProblems.append("section change after an object change") }
-        current!.sectionChanges.append(SectionChange(type: type, index: sectionIndex, section: section.name))
-    }
-
-    func controller(_ controller: ResultsController, didChange object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) {
-        guard current != nil else { return callbackOrderProblems.append("object change outside willChange/didChange") }
-        current!.objectChanges.append(ObjectChange(type: type, item: object.key, from: indexPath, to: newIndexPath))
-    }
-
-    func controllerDidChangeContent(_ controller: ResultsController) {
-        guard let current else { return callbackOrderProblems.append("didChange without willChange") }
-        groups.append(current)
-        self.current = nil
-    }
-
-    /// Failures the delegate heard, and the reasons of resyncs announced, in order.
-    private(set) var errors: [StoreError] = []
-    private(set) var resyncs: [ResyncReason] = []
-
-    func controller(_ controller: ResultsController, didFailWith error: StoreError) {
-        errors.append(error)
-    }
-
-    func controller(_ controller: ResultsController, willResyncBecause reason: ResyncReason) {
-        if current != nil { callbackOrderProblems.append("resync announced inside a group") }
-        resyncs.append(reason)
-    }
-}
-
 /// The Post entity most tests use.
 func postEntity() throws -> Entity {
     try Entity("Post", key: "id", attributes: [

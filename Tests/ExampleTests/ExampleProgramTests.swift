@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Roster
+import RosterTestSupport
 
 /// Every example program, run on its bundled data, does what its --help says.
 @Suite("Example programs")

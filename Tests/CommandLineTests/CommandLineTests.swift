@@ -1,6 +1,7 @@
 import Foundation
 import RosterScript
 import Testing
+import RosterTestSupport
 
 /// Runs the built `roster` executable, as a user would, and checks output and exit codes.
 @Suite("roster command line")
@@ -90,7 +91,7 @@ struct CommandLineTests {
         try slow.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         let process = Process()
-        process.executableURL = ProgramRun.productsDirectory.appendingPathComponent("roster")
+        process.executableURL = Programs.productsDirectory.appendingPathComponent("roster")
         process.arguments = ["run", file.path]
         let output = Pipe()
         process.standardOutput = output

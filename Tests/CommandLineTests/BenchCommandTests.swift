@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RosterTestSupport
 
 /// Runs the built `roster bench` on small tables, as CI does: a smoke test of the harness,
 /// not of Roster's speed. It checks that the bench runs, prints its table and finds no

@@ -1,5 +1,6 @@
 import Foundation
 import RosterScript
+import RosterTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -183,7 +184,7 @@ final class RunningProgram: @unchecked Sendable {
     private var errorData = Data()
 
     init(_ program: String, _ arguments: [String]) throws {
-        process.executableURL = ProgramRun.productsDirectory.appendingPathComponent(program)
+        process.executableURL = Programs.productsDirectory.appendingPathComponent(program)
         process.arguments = arguments
         let output = Pipe()
         let error = Pipe()

@@ -1,0 +1,53 @@
+import Foundation
+import Roster
+
+/// Records every delegate callback of a ``ResultsController`` as a change group, and
+/// notes any callback out of FRC's order: the one change recorder of the tests.
+public final class GroupRecorder: ResultsControllerDelegate {
+    /// A recorder with nothing recorded yet.
+    public init() {}
+
+    public private(set) var groups: [ChangeGroup<Value, Value>] = []
+    private var current: ChangeGroup<Value, Value>?
+    public private(set) var callbackOrderProblems: [String] = []
+
+    public func takeGroups() -> [ChangeGroup<Value, Value>] {
+        defer { groups = [] }
+        return groups
+    }
+
+    public func controllerWillChangeContent(_ controller: ResultsController) {
+        if current != nil { callbackOrderProblems.append("willChange twice without didChange") }
+        current = ChangeGroup()
+    }
+
+    public func controller(_ controller: ResultsController, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: SectionChangeType) {
+        guard current != nil else { return callbackOrderProblems.append("section change outside willChange/didChange") }
+        if !(current!.objectChanges.isEmpty) { callbackOrderProblems.append("section change after an object change") }
+        current!.sectionChanges.append(SectionChange(type: type, index: sectionIndex, section: section.name))
+    }
+
+    public func controller(_ controller: ResultsController, didChange object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) {
+        guard current != nil else { return callbackOrderProblems.append("object change outside willChange/didChange") }
+        current!.objectChanges.append(ObjectChange(type: type, item: object.key, from: indexPath, to: newIndexPath))
+    }
+
+    public func controllerDidChangeContent(_ controller: ResultsController) {
+        guard let current else { return callbackOrderProblems.append("didChange without willChange") }
+        groups.append(current)
+        self.current = nil
+    }
+
+    /// Failures the delegate heard, and the reasons of resyncs announced, in order.
+    public private(set) var errors: [StoreError] = []
+    public private(set) var resyncs: [ResyncReason] = []
+
+    public func controller(_ controller: ResultsController, didFailWith error: StoreError) {
+        errors.append(error)
+    }
+
+    public func controller(_ controller: ResultsController, willResyncBecause reason: ResyncReason) {
+        if current != nil { callbackOrderProblems.append("resync announced inside a group") }
+        resyncs.append(reason)
+    }
+}
