@@ -50,7 +50,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         self.inbox = inbox
         // Fetch and register under one lock, so that no commit falls between them.
         let (query, rows) = try queue.withStore { store throws(StoreError) -> (BoundQuery, [[Value]]) in
-            let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
+            let query = try store.bind(request)
             // At the tracker's cursor: the inbox then hears exactly the commits after these rows.
             let rows = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in try store.fetchCommittedRows(query) }
             store.addObserver(inbox)
@@ -188,7 +188,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
             throw .schema(SchemaError("live results cannot switch from entity '\(current.entityName)' to '\(request.entityName)'"))
         }
         try queue.withStore { store throws(StoreError) in
-            let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
+            let query = try store.bind(request)
             let rows = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in try store.fetchCommittedRows(query) }
             inbox.post(.replace(query, rows))
         }

@@ -49,7 +49,7 @@ struct BoundQuery: Sendable {
     /// other than the key.
     let orderColumns: [Int]
 
-    init(_ request: FetchRequest, entity: Entity) throws(StoreError) {
+    init(_ request: FetchRequest, entity: Entity) throws(RequestBindingError) {
         self.entity = entity
         do {
             predicate = try BoundPredicate(request.predicate, entity: entity)
@@ -59,7 +59,7 @@ struct BoundQuery: Sendable {
         var sortKeys = request.sortKeys
         if let name = request.sectionAttribute {
             guard let index = entity.index(of: name) else {
-                throw .unknownAttribute(entity: entity.name, attribute: name)
+                throw .unknownSectionAttribute(entity: entity.name, attribute: name)
             }
             // Sections must be contiguous, so the section attribute sorts first; when the
             // request does not say how, it sorts ascending.
@@ -73,7 +73,7 @@ struct BoundQuery: Sendable {
         do {
             sort = try BoundSort(sortKeys, entity: entity)
         } catch {
-            throw .schema(error)
+            throw .sort(error)
         }
         let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         let table = Identifier.quoted(entity.name)
@@ -90,4 +90,15 @@ struct BoundQuery: Sendable {
 
     /// The key of a row.
     func key(of row: [Value]) -> Value { row[entity.keyIndex] }
+}
+
+/// Why a ``FetchRequest`` does not fit its entity: the query floor's own error. The store
+/// reports it as a ``StoreError`` (`StoreError(_:)` in Store/, the floor above).
+enum RequestBindingError: Error, Sendable {
+    /// The predicate does not parse or does not fit the entity.
+    case predicate(QueryPredicateError)
+    /// The section attribute is not an attribute of the entity.
+    case unknownSectionAttribute(entity: String, attribute: String)
+    /// A sort key names an attribute the entity does not have.
+    case sort(SchemaError)
 }

@@ -58,7 +58,7 @@ public final class ResultsController: LiveQueryRequest {
         self.store = store
         self.request = request
         self.engineKind = engine
-        self.query = try BoundQuery(request, entity: store.entity(named: request.entityName))
+        self.query = try store.bind(request)
     }
 
     deinit {
@@ -112,7 +112,7 @@ public final class ResultsController: LiveQueryRequest {
         isFetching = true
         defer { isFetching = false }
         // Bound again: the entity may have gained attributes since the controller was made.
-        let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
+        let query = try store.bind(request)
         let fetched = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in try fetchEngine(query: query) }
         if engine == nil { store.addObserver(self) }
         self.query = query
@@ -126,7 +126,7 @@ public final class ResultsController: LiveQueryRequest {
         guard request.entityName == self.request.entityName else {
             throw .schema(SchemaError("a controller cannot switch from entity '\(self.request.entityName)' to '\(request.entityName)'"))
         }
-        let query = try BoundQuery(request, entity: store.entity(named: request.entityName))
+        let query = try store.bind(request)
         guard let engine else {
             self.request = request
             self.query = query

@@ -152,6 +152,18 @@ public final class Store {
         return entity
     }
 
+    /// The request bound to its entity as the store defines it now.
+    ///
+    /// - Throws: ``StoreError`` when the entity, an attribute or the predicate does not fit.
+    func bind(_ request: FetchRequest) throws(StoreError) -> BoundQuery {
+        let entity = try entity(named: request.entityName)
+        do {
+            return try BoundQuery(request, entity: entity)
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
     /// Creates the entity's table, or checks that the existing table matches it.
     ///
     /// Defining an entity that already exists with the same attributes does nothing. A

@@ -172,6 +172,18 @@ extension StoreError {
     }
 }
 
+extension StoreError {
+    /// A request that does not fit its entity, as the store reports it: the same codes a
+    /// user has always matched (`predicate`, `unknownAttribute`, `schema`).
+    init(_ error: RequestBindingError) {
+        switch error {
+        case let .predicate(predicateError): self = .predicate(predicateError)
+        case let .unknownSectionAttribute(entity, attribute): self = .unknownAttribute(entity: entity, attribute: attribute)
+        case let .sort(schemaError): self = .schema(schemaError)
+        }
+    }
+}
+
 extension AttributeType {
     /// "a" or "an", to read well in messages.
     var article: String { self == .integer ? "an" : "a" }
