@@ -29,10 +29,27 @@ public enum Programs {
         return process
     }
 
-    /// Runs a program to its end; its status and everything it printed.
+    /// Runs a built program to its end; its status and everything it printed.
     public static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        try run(process(program, arguments))
+    }
+
+    /// Runs any executable (`/bin/mount`, `swiftc`) to its end, from the repository's root;
+    /// its status and everything it printed on both streams.
+    public static func run(executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = repository
+        process.standardInput = FileHandle.nullDevice
+        return try run(process)
+    }
+
+    /// Starts `process` with both its streams into one pipe, and waits for its end.
+    private static func run(_ process: Process) throws -> (status: Int32, output: String) {
         let pipe = Pipe()
-        let process = process(program, arguments, output: pipe)
+        process.standardOutput = pipe
+        process.standardError = pipe
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

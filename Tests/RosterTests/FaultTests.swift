@@ -86,16 +86,7 @@ struct FaultTests {
 
     /// Runs a program to its end; its status and what it printed.
     func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try Programs.run(executable: URL(fileURLWithPath: program), arguments)
     }
 
     /// A real full disk: the store on a 512 KiB tmpfs, written past its end (`ENOSPC`), then

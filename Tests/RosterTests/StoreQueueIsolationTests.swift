@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RosterTestSupport
 @testable import Roster
 
 /// The compiler keeps a queue's `Store` inside the closure it was lent to: code that would
@@ -51,20 +52,11 @@ struct StoreQueueIsolationTests {
             defer { try? FileManager.default.removeItem(at: folder) }
             let file = folder.appendingPathComponent("\(name).swift")
             try source.write(to: file, atomically: true, encoding: .utf8)
-            let process = Process()
-            process.executableURL = swiftc
-            process.arguments = [
+            return try Programs.run(executable: swiftc, [
                 "-emit-sil", "-o", "/dev/null", "-parse-as-library", "-swift-version", "6",
                 "-module-cache-path", folder.appendingPathComponent("cache").path,
                 "-I", modules.path, "-Xcc", "-fmodule-map-file=\(moduleMap.path)", file.path,
-            ]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+            ])
         }
     }
 
