@@ -18,6 +18,18 @@ struct KillTests {
     ])
     static let request = FetchRequest(entity: "Item", sortKeys: [SortKey("batch", ascending: false), SortKey("id")], sectionAttribute: "batch")
 
+    /// A new store in `folder` holding the Item entity, and a fetched live query on it
+    /// that reports to `delegate`. Keep the controller: a released one reports nothing.
+    static func watchedStore(in folder: TemporaryFolder, delegate: GroupRecorder? = nil) throws -> (path: String, store: Store, controller: ResultsController) {
+        let path = folder.path("store.sqlite")
+        let store = try Store(path: path)
+        try store.define(entity)
+        let controller = try ResultsController(store: store, request: request)
+        controller.delegate = delegate
+        try controller.performFetch()
+        return (path, store, controller)
+    }
+
     /// (a) `roster sql` inserting millions of rows in one transaction, killed a random
     /// 10–300 ms after it took the write lock, between committed writes by `roster sql`
     /// and by this process.
@@ -25,13 +37,8 @@ struct KillTests {
         let kills = 20
         var random = SystemRandomNumberGenerator()
         let folder = try TemporaryFolder()
-        let path = folder.path("store.sqlite")
-        let store = try Store(path: path)
-        try store.define(Self.entity)
-        let controller = try ResultsController(store: store, request: Self.request)
         let recorder = GroupRecorder()
-        controller.delegate = recorder
-        try controller.performFetch()
+        let (path, store, controller) = try Self.watchedStore(in: folder, delegate: recorder)
         let queue = try StoreQueue(path: path)
         let live = try LiveResults(queue: queue, request: Self.request)
 
@@ -112,11 +119,7 @@ struct KillTests {
         let kills = 20
         var random = SystemRandomNumberGenerator()
         let folder = try TemporaryFolder()
-        let path = folder.path("store.sqlite")
-        let store = try Store(path: path)
-        try store.define(Self.entity)
-        let controller = try ResultsController(store: store, request: Self.request)
-        try controller.performFetch()
+        let (path, store, controller) = try Self.watchedStore(in: folder)
         let query = #"{"entity":"Item","sort":[["batch","desc"],["id","asc"]],"section":"batch"}"#
 
         /// Starts a watcher and waits for its first snapshot, which must hold every
