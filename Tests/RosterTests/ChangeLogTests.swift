@@ -123,7 +123,7 @@ struct ChangeLogTests {
         do {
             let store = try Store(path: path)
             try store.define(postEntity())
-            try store.ensureChangeLog(for: "Post")
+            try store.ensureTracking(of: store.entity(named: "Post"))
         }
         try body(path)
     }
@@ -160,7 +160,7 @@ struct ChangeLogTests {
             let store = try Store(path: path)
             try store.define(postEntity())
             // As the first format made it: every entity had its triggers.
-            try store.ensureChangeLog(for: "Post")
+            try store.ensureTracking(of: store.entity(named: "Post"))
         }
         // Put back the triggers of the first format: keys only, no before-images.
         let connection = try Connection(path: path)

@@ -144,7 +144,7 @@ struct EntityAttributeNameTests {
             try store.define(postEntity())
             try store.define(Entity("Tag", key: "n", attributes: [Attribute("n", .integer), Attribute("label", .string)]))
             // As format 2 made them: every entity had its change log from its definition on.
-            for name in ["Post", "Tag"] { try store.ensureChangeLog(for: name) }
+            for name in ["Post", "Tag"] { try store.ensureTracking(of: store.entity(named: name)) }
             try store.define(Entity("Tag", key: "n", attributes: [Attribute("n", .integer), Attribute("label", .string), Attribute("uses", .integer)]))
             try store.insert("Tag", ["n": 1, "label": "a", "uses": 1])
         }
@@ -172,7 +172,7 @@ struct EntityAttributeNameTests {
         do {
             let store = try Store(path: path)
             try store.define(postEntity())
-            try store.ensureChangeLog(for: "Post")   // as format 2 made it
+            try store.ensureTracking(of: store.entity(named: "Post"))   // as format 2 made it
             try store.insert("Post", ["id": "p1"])
             try store.update("Post", key: "p1", ["rank": 2])
         }

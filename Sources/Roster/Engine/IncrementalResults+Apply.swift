@@ -15,7 +15,7 @@ extension IncrementalResults {
     /// Applies the rows of the keys a commit touched and returns the change, in
     /// O(k log n) for k touched keys; nil when the results did not change.
     ///
-    /// The results are at the tracker's cursor, so a key whose row before equals its row
+    /// The results are at the backend's cursor, so a key whose row before equals its row
     /// now (written, then written back) is no change; any other key in the results changed.
     func apply(touched: [Value: TouchedRow]) -> QueryChange? {
         var touches: [Touch] = []

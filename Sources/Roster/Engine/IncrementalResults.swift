@@ -58,26 +58,21 @@ final class IncrementalResults {
         sectionNames = CountedBTree(sorted: names, compare: sectionNames.compare)
     }
 
-    /// Fetches the results straight from the store: the key and sort values of each row,
-    /// in order, which an index on the sort serves without touching the rows. Objects are
-    /// loaded when asked for. Call it in a read transaction at the tracker's cursor
-    /// (``Store/readingAtCursor(_:)``).
-    init(query: BoundQuery, store: Store, loader: @escaping ([Value]) -> [Value: [Value]]) throws(StoreError) {
+    /// Takes the results from a scan of the store: the key and sort values of each row,
+    /// in order (``StorageBackend/orderedScan(_:)``). Row *i* becomes id *i*. Objects are
+    /// loaded when asked for.
+    init(query: BoundQuery, scan: OrderedScan, loader: @escaping ([Value]) -> [Value: [Value]]) {
         self.query = query
         let arena = Arena(query: query)
         self.arena = arena
         cache = RowCache(capacity: 4_096, loader: loader)
         let sectionAscending = query.sort.ascending.first ?? true
         let compare = Self.comparator(arena: arena, query: query)
-        var reader = OrderReader(query: query, slots: arena.slots, width: arena.width)
-        try store.forEachCommittedRow(query.orderSQL, arguments: query.predicate.arguments) { statement in
-            reader.read(statement)
-        }
-        reader.finishSection()
-        arena.adopt(keys: reader.keys, sortValues: reader.sortValues, keyHashes: reader.keyHashes)
-        sectionCounts = reader.counts
-        tree = CountedBTree(sorted: Array(0..<Int32(reader.keys.count)), compare: compare)
-        sectionNames = CountedBTree(sorted: reader.names, compare: { a, b in
+        let (names, counts) = Self.sections(of: scan, query: query, slots: arena.slots)
+        arena.adopt(keys: scan.keys, sortValues: scan.sortValues, keyHashes: scan.keyHashes)
+        sectionCounts = counts
+        tree = CountedBTree(sorted: Array(0..<Int32(scan.count)), compare: compare)
+        sectionNames = CountedBTree(sorted: names, compare: { a, b in
             let order = Value.compare(a, b)
             return sectionAscending ? order : -order
         })

@@ -51,7 +51,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         // Fetch and register under one lock, so that no commit falls between them.
         let (query, rows) = try queue.withStore { store throws(StoreError) -> (BoundQuery, [[Value]]) in
             let query = try store.bind(request)
-            // At the tracker's cursor: the inbox then hears exactly the commits after these rows.
+            // At the backend's cursor: the inbox then hears exactly the commits after these rows.
             let rows = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in try store.fetchCommittedRows(query) }
             store.addObserver(inbox)
             return (query, rows)

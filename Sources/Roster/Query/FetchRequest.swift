@@ -93,7 +93,7 @@ struct BoundQuery: Sendable {
 }
 
 /// Why a ``FetchRequest`` does not fit its entity: the query floor's own error. The store
-/// reports it as a ``StoreError`` (`StoreError(_:)` in Store/, the floor above).
+/// reports it as a ``StoreError`` (`StoreError(_:)`, in Storage/).
 enum RequestBindingError: Error, Sendable {
     /// The predicate does not parse or does not fit the entity.
     case predicate(QueryPredicateError)

@@ -69,7 +69,7 @@ public final class ResultsController: LiveQueryRequest {
     private func fetchEngine(query: BoundQuery) throws(StoreError) -> any ResultsEngine {
         switch engineKind {
         case .incremental:
-            return try IncrementalResults(query: query, store: store, loader: loader(entity: query.entity))
+            return IncrementalResults(query: query, scan: try store.orderedScan(query), loader: loader(entity: query.entity))
         case .refetchAndDiff:
             return makeEngine(query: query, rows: try store.fetchCommittedRows(query))
         }

@@ -53,7 +53,7 @@ extension Store {
     }
 
     /// Runs `body` in a read transaction on the reading connection that sees exactly the
-    /// state observers have been told about (the tracker's cursor): where a new live
+    /// state observers have been told about (the backend's cursor): where a new live
     /// query must start, so that the next change it hears is news to it.
     ///
     /// Usually nothing is pending and `body` runs at once. When another connection has
@@ -62,156 +62,95 @@ extension Store {
     /// round's own read transaction.
     ///
     /// - Parameter entityName: the entity a live query starts watching with this fetch:
-    ///   its table is checked (``checkTableBeforeFetch(of:always:)``) and its change log
-    ///   is made to exist first (``ensureChangeLog(for:)``), so that the fetch and every
+    ///   its table is checked (``StorageBackend/checkTable(of:always:)``) and its tracking
+    ///   is made to exist first (``ensureTracking(of:)``), so that the fetch and every
     ///   commit after it are covered.
     func readingAtCursor<T>(observing entityName: String? = nil, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         // Before the read transaction starts, so that the fetch sees every commit made
-        // before the triggers existed.
-        var created = false
+        // before tracking started.
+        var started = false
         if let entityName {
-            let isFirstWatch = !entitiesWithChangeLog.contains(entityName) && !pendingChangeLogs.contains(entityName)
-            try checkTableBeforeFetch(of: entityName, always: isFirstWatch)
-            created = try ensureChangeLog(for: entityName)
+            let entity = try entity(named: entityName)
+            let isFirstWatch = !storage.isTracking(entityName) && !pendingTracking.contains(entityName)
+            try storage.checkTable(of: entity, always: isFirstWatch)
+            started = try ensureTracking(of: entity)
         }
         if isDelivering { return try body() }
-        // The creation was a commit on the writer, which the reading connection sees as
-        // another connection's: read in a delivery round, which notes the file's state, so
-        // that the next poll does not take that commit for news.
-        if created { return try deliverRounds(isRetry: false, thenReading: body) }
-        do { try reader.execute("BEGIN") } catch { throw .database(error) }
+        // Starting was a commit on the writer, which the reading side sees as another
+        // connection's: read in a delivery round, which notes the committed state, so that
+        // the next poll does not take that commit for news.
+        if started { return try deliverRounds(isRetry: false, thenReading: body) }
+        try storage.beginCommittedRead()
         let isCurrent: Bool
-        do { isCurrent = try tracker.newestEntry() == tracker.cursor } catch {
-            try? reader.execute("ROLLBACK")
-            throw .database(error)
+        do { isCurrent = try storage.isAtNewestChange() } catch {
+            storage.endCommittedRead(abandon: true)
+            throw error
         }
         if isCurrent {
-            defer { try? reader.execute("COMMIT") }
+            defer { storage.endCommittedRead(abandon: false) }
             return try body()
         }
-        try? reader.execute("COMMIT")
+        storage.endCommittedRead(abandon: false)
         return try deliverRounds(isRetry: false, thenReading: body)
     }
 
-    /// Refuses a fetch from the entity's table when another process rebuilt it past
-    /// Roster's rules (``tableProblem(_:looseTables:)``): a live query built on it could not
-    /// keep SQLite's order. Checked when this store first watches the entity (the file may
-    /// have been rebuilt while no store had it open), and whenever the schema changed since
-    /// the last full check (``checkSchema()``), which costs one `PRAGMA schema_version`.
+    /// Makes sure the backend records the entity's writes before a live query starts
+    /// watching it, starting it the first time any live query, in any process, watches the
+    /// entity (for SQLite: its change log, triggers and a table of before-images).
     ///
-    /// - Throws: ``StoreError/schemaMismatch(entity:reason:)`` naming what is wrong.
-    private func checkTableBeforeFetch(of entityName: String, always: Bool) throws(StoreError) {
-        let entity = try entity(named: entityName)
-        let problem: String?
-        do {
-            if !always, try reader.schemaVersion() == knownSchemaVersion { return }
-            problem = try tableProblem(entity)
-        } catch {
-            throw .database(error)
-        }
-        if let problem { throw .schemaMismatch(entity: entityName, reason: "\(problem), by another connection") }
-    }
-
-    /// Makes sure the file holds the entity's change log (its triggers and table of
-    /// before-images) before a live query starts watching it, creating it the first time
-    /// any live query, in any process, watches the entity.
+    /// Starting takes the write lock, so every other writer's transaction either committed
+    /// before — and the fetch that follows (in a read transaction begun after this commit)
+    /// sees its result — or runs after, and is recorded. Writes made before an entity was
+    /// watched need no record: the first fetch reads their result.
     ///
-    /// Creating it takes the write lock, so every other writer's transaction either
-    /// committed before — and the fetch that follows (in a read transaction begun after
-    /// this commit) sees its result — or runs after, and is logged. Writes made before an
-    /// entity was watched need no log: the first fetch reads their result.
+    /// Where that order cannot hold — inside a transaction of this store's (the start would
+    /// be part of it, and its earlier writes unrecorded), or during a delivery (the fetch
+    /// reads in the round's read transaction, begun before) — starting waits for the next
+    /// delivery round outside a transaction, whose live queries on the entity then
+    /// re-fetch (a resync marked ``ResyncReason/schemaChanged``).
     ///
-    /// Where that order cannot hold — inside a transaction of this store's (the triggers
-    /// would be part of it, and its earlier writes unlogged), or during a delivery (the
-    /// fetch reads in the round's read transaction, begun before) — the creation waits for
-    /// the next delivery round outside a transaction, whose live queries on the entity
-    /// then re-fetch (a resync marked ``ResyncReason/schemaChanged``).
+    /// Costs one look-up the first time an entity is watched, nothing after.
     ///
-    /// Costs one look-up in `sqlite_schema` the first time an entity is watched, nothing after.
-    ///
-    /// - Returns: whether this call created the change log (a commit on the writer).
+    /// - Returns: whether this call started tracking (a commit on the writer).
     /// - Throws: ``StoreError/schemaMismatch(entity:reason:)`` when the store is read-only
-    ///   and the entity has no change log yet; ``StoreError/database(_:)`` when it cannot
-    ///   be created.
+    ///   and the entity is not tracked yet; ``StoreError/database(_:)`` when tracking
+    ///   cannot start.
     @discardableResult
-    func ensureChangeLog(for entityName: String) throws(StoreError) -> Bool {
-        if entitiesWithChangeLog.contains(entityName) || pendingChangeLogs.contains(entityName) { return false }
-        let entity = try entity(named: entityName)
-        // The first watch of an entity in this store: another process may have rebuilt its
-        // table while the store was closed, and a fetch must not build on such a table.
-        let exists: Bool
-        do { exists = try SchemaCatalog.hasChangeLog(of: entity, on: writer) } catch { throw .database(error) }
-        if exists {
-            entitiesWithChangeLog.insert(entityName)
-            return false
-        }
-        guard !writer.isReadOnly else {
-            throw .schemaMismatch(entity: entityName, reason: "it has no change log yet (it is created when a live query first watches the entity), and a read-only store cannot create one: open the store read-write once and watch the entity, or have a read-write process watch it first")
+    func ensureTracking(of entity: Entity) throws(StoreError) -> Bool {
+        if storage.isTracking(entity.name) || pendingTracking.contains(entity.name) { return false }
+        // The first watch of an entity in this store: another process may have started it.
+        if try storage.findTracking(of: entity) { return false }
+        guard !storage.isReadOnly else {
+            throw .schemaMismatch(entity: entity.name, reason: "it has no change log yet (it is created when a live query first watches the entity), and a read-only store cannot create one: open the store read-write once and watch the entity, or have a read-write process watch it first")
         }
         if isInTransaction || isDelivering {
-            pendingChangeLogs.insert(entityName)
+            pendingTracking.insert(entity.name)
             if isDelivering { hasPendingDelivery = true }
             return false
         }
-        try createChangeLogs(of: [entityName])
+        try storage.startTracking([entity])
         return true
     }
 
-    /// Creates the change logs of these entities that the file does not hold yet, in one
-    /// write transaction, from their definitions as the file records them (another process
-    /// may have added attributes).
+    /// Starts the tracking that live queries began waiting for during a delivery or a
+    /// transaction (``pendingTracking``), outside any transaction, before a round's read
+    /// transaction begins.
     ///
-    /// When no other connection changed the schema since the last check, the schema
-    /// version this creates is noted as checked, so that the next delivery does not read
-    /// the whole schema again for it.
-    private func createChangeLogs(of names: [String]) throws(StoreError) {
-        do { try writer.execute("BEGIN IMMEDIATE") } catch { throw .database(error) }
-        do throws(StoreError) {
-            let versionBefore: Int64
-            do { versionBefore = try writer.schemaVersion() } catch { throw .database(error) }
-            var sql = ""
-            for name in names {
-                guard let entity = try SchemaCatalog.recordedEntity(named: name, on: writer) ?? entitiesByName[name] else { continue }
-                // Another process may have created it since it was looked up.
-                let exists: Bool
-                do { exists = try SchemaCatalog.hasChangeLog(of: entity, on: writer) } catch { throw .database(error) }
-                if !exists { sql += SchemaCatalog.changeLog(for: entity) }
-            }
-            let versionAfter: Int64
-            do {
-                if !sql.isEmpty { try writer.execute(sql) }
-                versionAfter = try writer.schemaVersion()
-                try writer.execute("COMMIT")
-            } catch {
-                throw .database(error)
-            }
-            if versionBefore == knownSchemaVersion { knownSchemaVersion = versionAfter }
-        } catch {
-            if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
-            throw error
-        }
-        entitiesWithChangeLog.formUnion(names)
-    }
-
-    /// Creates the change logs that live queries started waiting for during a delivery or
-    /// a transaction (``pendingChangeLogs``), outside any transaction, before a round's
-    /// read transaction begins.
-    ///
-    /// - Returns: the entities whose live queries must re-fetch now (created), and those
-    ///   whose change log could not be created, with the error their live queries hear
-    ///   (they stay pending, and are tried again at the next delivery).
-    private func createPendingChangeLogs() -> (created: Set<String>, failed: [String: StoreError]) {
-        guard !pendingChangeLogs.isEmpty, !isInTransaction else { return ([], [:]) }
+    /// - Returns: the entities whose live queries must re-fetch now (started), and those
+    ///   whose tracking could not start, with the error their live queries hear (they stay
+    ///   pending, and are tried again at the next delivery).
+    private func startPendingTracking() -> (started: Set<String>, failed: [String: StoreError]) {
+        guard !pendingTracking.isEmpty, !isInTransaction else { return ([], [:]) }
         let observed = Set(observers.compactMap { $0.observer?.observedEntityName })
-        pendingChangeLogs.formIntersection(observed)
-        guard !pendingChangeLogs.isEmpty else { return ([], [:]) }
-        let names = pendingChangeLogs.sorted()
+        pendingTracking.formIntersection(observed)
+        guard !pendingTracking.isEmpty else { return ([], [:]) }
+        let names = pendingTracking.sorted()
         do {
-            try createChangeLogs(of: names)
+            try storage.startTracking(names.compactMap { entitiesByName[$0] })
         } catch {
             return ([], Dictionary(uniqueKeysWithValues: names.map { ($0, error) }))
         }
-        pendingChangeLogs = []
+        pendingTracking = []
         return (Set(names), [:])
     }
 
@@ -229,32 +168,28 @@ extension Store {
             hasPendingDelivery = false
             observers.removeAll { $0.observer == nil }
             // Before the read transaction, so that it sees every commit not logged for them.
-            let pending = createPendingChangeLogs()
+            let pending = startPendingTracking()
             let names = Set(observers.compactMap { $0.observer?.observedEntityName })
-            // An entity whose change log is still to come has no log to read yet.
-            let entities = names.subtracting(pendingChangeLogs).compactMap { entitiesByName[$0] }
+            // An entity whose tracking is still to start has no changes to read yet.
+            let entities = names.subtracting(pendingTracking).compactMap { entitiesByName[$0] }
             var changes: CommittedChanges?
             var schema = SchemaCheck()
             do throws(StoreError) {
-                do { try reader.execute("BEGIN") } catch { throw .database(error) }
-                schema = try checkSchema()
-                schema.restored.formUnion(pending.created)
+                try storage.beginCommittedRead()
+                // Entities whose tracking is still to start are left to that.
+                schema = try storage.checkSchema(of: Array(entitiesByName.values), observed: names.subtracting(pendingTracking))
+                schema.restored.formUnion(pending.started)
                 schema.broken.merge(pending.failed) { checked, _ in checked }
-                do {
-                    changes = try tracker.collect(entities: entities.filter { schema.broken[$0.name] == nil })
-                } catch {
-                    throw .database(error)
-                }
-                if changes == nil && (isRetry || !schema.isEmpty) { changes = CommittedChanges(through: tracker.cursor) }
+                changes = try storage.collectChanges(of: entities.filter { schema.broken[$0.name] == nil })
+                if changes == nil && (isRetry || !schema.isEmpty) { changes = storage.changesAtCursor() }
             } catch {
                 // A failed read leaves the cursor where it was: the next delivery reads again.
-                try? reader.execute("ROLLBACK")
+                storage.endCommittedRead(abandon: true)
                 throw error
             }
             // Noted inside the transaction: a commit made elsewhere while observers run
-            // changes it again, so the next poll sees that commit. (If it cannot be read,
-            // the next poll merely looks at the log for nothing.)
-            try? tracker.noteDataVersion()
+            // changes it again, so the next poll sees that commit.
+            storage.noteCommittedState()
             if !schema.broken.isEmpty { hasFailedDelivery = true }
             if let changes {
                 for registration in observers {
@@ -274,17 +209,14 @@ extension Store {
                 do {
                     result = try body()
                 } catch {
-                    try? reader.execute("COMMIT")
+                    storage.endCommittedRead(abandon: false)
                     throw error
                 }
             }
-            try? reader.execute("COMMIT")
+            storage.endCommittedRead(abandon: false)
         } while hasPendingDelivery
-        if !isInTransaction && !writer.isReadOnly {
-            // Pruning is housekeeping: a failure leaves more log than needed, nothing worse,
-            // and the next delivery tries again.
-            try? tracker.pruneIfNeeded(using: writer, entities: entitiesByName.values)
-        }
+        // Housekeeping: a failure leaves more log than needed, and the next delivery tries again.
+        storage.pruneChanges(of: Array(entitiesByName.values))
         // The loop ends only after a round with nothing pending, which ran `body`.
         guard let result else { throw .transaction("internal: a delivery ended without reading") }
         return result

@@ -1,6 +1,6 @@
 extension Store {
     /// Whether a transaction is open on the store's connection.
-    public var isInTransaction: Bool { !writer.isAutocommit }
+    public var isInTransaction: Bool { storage.isInTransaction }
 
     /// Runs `body` in one transaction: it commits if `body` returns and rolls back if it throws.
     ///
@@ -31,16 +31,16 @@ extension Store {
     @discardableResult
     public func savepoint<T>(_ body: () throws -> T) throws -> T {
         let outermost = !isInTransaction
-        try run("SAVEPOINT roster_savepoint")
+        try storage.perform(.savepoint("roster_savepoint"))
         let result: T
         do {
             result = try body()
         } catch {
-            try? run("ROLLBACK TO roster_savepoint")
-            try? run("RELEASE roster_savepoint")
+            try? storage.perform(.rollbackTo("roster_savepoint"))
+            try? storage.perform(.release("roster_savepoint"))
             throw error
         }
-        try run("RELEASE roster_savepoint")
+        try storage.perform(.release("roster_savepoint"))
         if outermost { deliverChanges() }
         return result
     }
@@ -53,7 +53,7 @@ extension Store {
     /// - Throws: ``StoreError/transaction(_:)`` when a transaction is already open.
     public func beginTransaction() throws(StoreError) {
         guard !isInTransaction else { throw .transaction("begin: a transaction is already open") }
-        try run("BEGIN IMMEDIATE")
+        try storage.perform(.begin)
     }
 
     /// Commits the open transaction, then tells live queries what it changed.
@@ -62,12 +62,7 @@ extension Store {
     ///   ``StoreError/database(_:)`` when SQLite cannot commit (the transaction is then rolled back).
     public func commit() throws(StoreError) {
         guard isInTransaction else { throw .transaction("commit: no transaction is open") }
-        do {
-            try writer.execute("COMMIT")
-        } catch {
-            if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
-            throw .database(error)
-        }
+        try storage.perform(.commit)
         deliverChanges()
     }
 
@@ -76,7 +71,7 @@ extension Store {
     /// - Throws: ``StoreError/transaction(_:)`` when no transaction is open.
     public func rollback() throws(StoreError) {
         guard isInTransaction else { throw .transaction("rollback: no transaction is open") }
-        try run("ROLLBACK")
+        try storage.perform(.rollback)
     }
 
     /// Checks whether another connection or process has committed to the file, and if so
@@ -92,7 +87,7 @@ extension Store {
     @discardableResult
     public func pollExternalChanges() throws(StoreError) -> Bool {
         guard !isInTransaction else { return false }
-        if writer.fileHasMoved() {
+        if storage.hasMoved {
             // Commits to the file at `path` no longer reach this store, nor its own reach others.
             let error = StoreError.database(DatabaseError(code: .cantOpen, message: "the database file '\(path)' was deleted or replaced while the store had it open: this store no longer sees other connections' commits; open the store again"))
             if !hasReportedMovedFile {
@@ -103,43 +98,37 @@ extension Store {
         }
         let changed: Bool
         do {
-            changed = try tracker.fileChangedSinceLastCheck()
+            changed = try storage.hasChangedSinceLastCheck()
         } catch {
             // Pollers on a timer drop what they throw; the live queries must hear it.
-            let failure = StoreError.database(error)
-            for registration in observers { registration.observer?.storeDidFailToDeliver(failure, mustResync: false) }
-            throw failure
+            for registration in observers { registration.observer?.storeDidFailToDeliver(error, mustResync: false) }
+            throw error
         }
         if changed || hasFailedDelivery { deliverChanges() }
         return changed
-    }
-
-    /// Runs SQL that takes no arguments on the writer, mapping errors.
-    func run(_ sql: String) throws(StoreError) {
-        do { try writer.execute(sql) } catch { throw .database(error) }
     }
 
     /// Runs `body` as one atomic write: in a savepoint inside a transaction, or in its own
     /// transaction followed by delivery of the changes.
     func atomically<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         let outermost = !isInTransaction
-        try run(outermost ? "BEGIN IMMEDIATE" : "SAVEPOINT roster_statement")
+        try storage.perform(outermost ? .begin : .savepoint("roster_statement"))
         let result: T
         do {
             result = try body()
         } catch {
             if outermost {
-                try? run("ROLLBACK")
+                try? storage.perform(.rollback)
             } else {
-                try? run("ROLLBACK TO roster_statement")
-                try? run("RELEASE roster_statement")
+                try? storage.perform(.rollbackTo("roster_statement"))
+                try? storage.perform(.release("roster_statement"))
             }
             throw error
         }
         if outermost {
             try commit()
         } else {
-            try run("RELEASE roster_statement")
+            try storage.perform(.release("roster_statement"))
         }
         return result
     }

@@ -15,18 +15,7 @@ extension Store {
         }
         let key = row[entity.keyIndex]
         guard !key.isNull else { throw .missingKey(entity: entity.name, keyAttribute: entity.key.name) }
-        let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
-        let placeholders = Array(repeating: "?", count: row.count).joined(separator: ", ")
-        let sql = "INSERT INTO \(Identifier.quoted(entity.name))(\(columns)) VALUES (\(placeholders))"
-        try atomically { () throws(StoreError) in
-            do throws(DatabaseError) {
-                try runCached(sql, row)
-            } catch where error.isUniquenessViolation {
-                throw .duplicateKey(entity: entity.name, key: key)
-            } catch {
-                throw .database(error)
-            }
-        }
+        try atomically { () throws(StoreError) in try storage.insert(row, into: entity) }
     }
 
     /// Sets some attributes of the object with this key; the others keep their values.
@@ -54,15 +43,8 @@ extension Store {
             guard try fetch(entityName, key: key) != nil else { throw .notFound(entity: entity.name, key: key) }
             return
         }
-        let setters = assignments.map { "\(Identifier.quoted(entity.attributes[$0.index].name)) = ?" }.joined(separator: ", ")
-        let sql = "UPDATE \(Identifier.quoted(entity.name)) SET \(setters) WHERE \(Identifier.quoted(entity.key.name)) = ?"
         try atomically { () throws(StoreError) in
-            do throws(DatabaseError) {
-                try runCached(sql, assignments.map(\.value) + [key])
-            } catch {
-                throw .database(error)
-            }
-            guard writer.changes > 0 else { throw .notFound(entity: entity.name, key: key) }
+            guard try storage.update(entity, key: key, setting: assignments) else { throw .notFound(entity: entity.name, key: key) }
         }
     }
 
@@ -72,10 +54,8 @@ extension Store {
     public func delete(_ entityName: String, key: Value) throws(StoreError) {
         let entity = try entity(named: entityName)
         let key = try coerce(key, to: entity, at: entity.keyIndex)
-        let sql = "DELETE FROM \(Identifier.quoted(entity.name)) WHERE \(Identifier.quoted(entity.key.name)) = ?"
         try atomically { () throws(StoreError) in
-            do throws(DatabaseError) { try runCached(sql, [key]) } catch { throw .database(error) }
-            guard writer.changes > 0 else { throw .notFound(entity: entity.name, key: key) }
+            guard try storage.delete(entity, key: key) else { throw .notFound(entity: entity.name, key: key) }
         }
     }
 
@@ -101,7 +81,7 @@ extension Store {
     ///   statement; ``StoreError/database(_:)`` with SQLite's code and message.
     public func execute(_ sql: String, arguments: [Value] = []) throws(StoreError) {
         try atomically { () throws(StoreError) in
-            try RawSQL.run(sql, arguments: arguments, on: writer, transactionReason: "it runs in the store's transaction")
+            try storage.execute(sql, arguments: arguments)
         }
     }
 
@@ -109,17 +89,7 @@ extension Store {
     public func fetch(_ entityName: String, key: Value) throws(StoreError) -> Object? {
         let entity = try entity(named: entityName)
         let key = try coerce(key, to: entity, at: entity.keyIndex)
-        let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
-        let sql = "SELECT \(columns) FROM \(Identifier.quoted(entity.name)) WHERE \(Identifier.quoted(entity.key.name)) = ?"
-        do {
-            let statement = try cachedStatement(sql)
-            try statement.bind([key])
-            defer { statement.reset() }
-            guard try statement.step() else { return nil }
-            return Object(entity: entity, values: entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) })
-        } catch {
-            throw .database(error)
-        }
+        return try storage.row(of: entity, key: key).map { Object(entity: entity, values: $0) }
     }
 
     // MARK: - Helpers
@@ -142,19 +112,5 @@ extension Store {
         default:
             throw .typeMismatch(entity: entity.name, attribute: attribute.name, expected: attribute.type, value: value)
         }
-    }
-
-    func cachedStatement(_ sql: String) throws(DatabaseError) -> Statement {
-        if let statement = statementCache[sql] { return statement }
-        let statement = try writer.prepare(sql)
-        statementCache[sql] = statement
-        return statement
-    }
-
-    private func runCached(_ sql: String, _ arguments: [Value]) throws(DatabaseError) {
-        let statement = try cachedStatement(sql)
-        try statement.bind(arguments)
-        defer { statement.reset() }
-        while try statement.step() {}
     }
 }

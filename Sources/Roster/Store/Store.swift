@@ -30,16 +30,11 @@ import Foundation
 /// The file is in WAL mode with `synchronous = NORMAL`: a commit is atomic and survives a
 /// crash of the process; a power loss may lose the last commits but never corrupts the file.
 public final class Store {
-    /// The path of the database file.
-    public let path: String
-    /// The connection that writes (and reads inside transactions).
-    let writer: Connection
-    /// The connection that reads committed state for live queries and change tracking.
-    let reader: Connection
+    /// The database: tables, writes, transactions, committed reads and change tracking
+    /// (``StorageBackend``; SQLite's, ``SQLiteStorage``).
+    let storage: any StorageBackend
     /// Entities by name.
     private(set) var entitiesByName: [String: Entity] = [:]
-    /// Reads the change log and hands committed changes to observers.
-    var tracker: ChangeTracker
     /// Live queries, in the order they were registered.
     var observers: [WeakObserver] = []
     /// Set while observers are being notified, so nested commits are delivered after.
@@ -51,20 +46,15 @@ public final class Store {
     var hasFailedDelivery = false
     /// Set once observers have heard that the file was deleted or replaced.
     var hasReportedMovedFile = false
-    /// The schema version last checked by ``checkSchema()``.
-    var knownSchemaVersion: Int64 = 0
-    /// Entities whose change log (triggers and table of before-images) this store has
-    /// found or created in the file, so that a new live query on them costs no look-up.
-    /// ``checkSchema()`` keeps it up to date when another connection changes the schema.
-    var entitiesWithChangeLog: Set<String> = []
-    /// Entities a live query started watching while their change log could not be created
-    /// at once (inside a transaction, or during a delivery): the next delivery creates it,
-    /// and their live queries re-fetch then (see ``ensureChangeLog(for:)``).
-    var pendingChangeLogs: Set<String> = []
-    /// Compiled statements by SQL text, reused across writes.
-    var statementCache: [String: Statement] = [:]
+    /// Entities a live query started watching while their tracking could not start at once
+    /// (inside a transaction, or during a delivery): the next delivery starts it, and
+    /// their live queries re-fetch then (see ``ensureTracking(of:)``).
+    var pendingTracking: Set<String> = []
     /// The folder to remove when a temporary store closes.
     private let temporaryDirectory: URL?
+
+    /// The path of the database file.
+    public var path: String { storage.path }
 
     /// Opens or creates the database file at `path`.
     ///
@@ -94,36 +84,23 @@ public final class Store {
         return try Store(path: directory.appendingPathComponent("store.sqlite").path, readOnly: false, temporaryDirectory: directory)
     }
 
-    private init(path: String, readOnly: Bool, temporaryDirectory: URL?) throws(StoreError) {
-        self.path = path
+    private convenience init(path: String, readOnly: Bool, temporaryDirectory: URL?) throws(StoreError) {
+        try self.init(storage: SQLiteStorage(path: path, readOnly: readOnly), temporaryDirectory: temporaryDirectory)
+    }
+
+    /// A store over any backend: the one place where a backend is chosen.
+    ///
+    /// - Parameter temporaryDirectory: a folder to remove (after closing the backend) when
+    ///   the store is released.
+    init(storage: any StorageBackend, temporaryDirectory: URL? = nil) throws(StoreError) {
+        self.storage = storage
         self.temporaryDirectory = temporaryDirectory
-        do {
-            writer = try Connection(path: path, readOnly: readOnly)
-            writer.setBusyTimeout(milliseconds: 5_000)
-            if !readOnly { try writer.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL") }
-        } catch {
-            throw .database(error)
-        }
-        if readOnly {
-            try SchemaCatalog.checkFormat(on: writer)
-        } else {
-            try SchemaCatalog.install(on: writer)
-        }
-        do {
-            reader = try Connection(path: path, readOnly: readOnly)
-            reader.setBusyTimeout(milliseconds: 5_000)
-            tracker = try ChangeTracker(reader: reader)
-            knownSchemaVersion = try reader.schemaVersion()
-        } catch {
-            throw .database(error)
-        }
-        entitiesByName = try SchemaCatalog.loadEntities(from: writer)
+        entitiesByName = try storage.loadEntities()
     }
 
     deinit {
         if let temporaryDirectory {
-            writer.close()
-            reader.close()
+            storage.close()
             try? FileManager.default.removeItem(at: temporaryDirectory)
         }
     }
@@ -133,13 +110,12 @@ public final class Store {
     public var busyTimeout: Duration = .seconds(5) {
         didSet {
             let milliseconds = Int32(clamping: busyTimeout.components.seconds * 1_000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
-            writer.setBusyTimeout(milliseconds: milliseconds)
-            reader.setBusyTimeout(milliseconds: milliseconds)
+            storage.setBusyTimeout(milliseconds: milliseconds)
         }
     }
 
     /// Whether the store was opened read-only (see ``init(path:readOnly:)``).
-    public var isReadOnly: Bool { writer.isReadOnly }
+    public var isReadOnly: Bool { storage.isReadOnly }
 
     /// The entities the store knows, by name.
     public var entities: [String: Entity] { entitiesByName }
@@ -181,14 +157,37 @@ public final class Store {
             throw .transaction("define \(entity.name): entities are defined outside transactions")
         }
         if let existing {
-            let migrated = try SchemaCatalog.migration(from: existing, to: entity)
-            try SchemaCatalog.migrate(from: existing, to: migrated, on: writer)
+            let migrated = try Self.migration(from: existing, to: entity)
+            try storage.migrate(from: existing, to: migrated)
             entitiesByName[entity.name] = migrated
-            statementCache = [:]
-            tracker.forgetStatements()
         } else {
-            try SchemaCatalog.create(entity, on: writer)
+            try storage.create(entity)
             entitiesByName[entity.name] = entity
+        }
+    }
+
+    /// The entity that results from migrating `existing` to `wanted`: the existing
+    /// attributes, then those `wanted` adds.
+    ///
+    /// - Throws: ``StoreError/schemaMismatch(entity:reason:)`` unless `wanted` has every
+    ///   existing attribute with the same type, and the same key.
+    private static func migration(from existing: Entity, to wanted: Entity) throws(StoreError) -> Entity {
+        guard existing.key.name == wanted.key.name else {
+            throw .schemaMismatch(entity: wanted.name, reason: "its key is '\(existing.key.name)' in the database, not '\(wanted.key.name)'")
+        }
+        for attribute in existing.attributes {
+            guard let match = wanted.attribute(named: attribute.name) else {
+                throw .schemaMismatch(entity: wanted.name, reason: "attribute '\(attribute.name)' is in the database but not in the new definition; Roster does not drop columns (their data would be lost)")
+            }
+            guard match.type == attribute.type else {
+                throw .schemaMismatch(entity: wanted.name, reason: "attribute '\(attribute.name)' is \(attribute.type.rawValue) in the database, not \(match.type.rawValue); Roster does not convert stored values")
+            }
+        }
+        let added = wanted.attributes.filter { existing.attribute(named: $0.name) == nil }
+        do {
+            return try Entity(existing.name, key: existing.key.name, attributes: existing.attributes + added, allowingReservedAttributeNames: true)
+        } catch {
+            throw .schema(error)
         }
     }
 }

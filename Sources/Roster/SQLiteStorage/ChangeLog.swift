@@ -1,7 +1,8 @@
 /// The writing side of the change log: the table of before-images and the four triggers
 /// that fill `_roster_changes` for an entity. ``ChangeTracker`` reads what they write, and
-/// ``Store/checkSchema()`` puts them back when another process dropped them; the three
-/// live in this folder so that both sides of the log are read together.
+/// ``SQLiteStorage/checkSchema(of:observed:)`` puts them back when another process dropped
+/// them; the three live in this folder, SQLite's backend, so that both sides of the log
+/// are read together.
 extension SchemaCatalog {
     /// The table of before-images (unless it exists) and the four triggers that fill the
     /// change log (replacing those of an older format), as SQL to run inside a transaction.

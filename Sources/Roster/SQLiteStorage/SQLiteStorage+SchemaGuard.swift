@@ -1,21 +1,9 @@
-/// What another connection did to the store's tables since the last delivery.
-struct SchemaCheck {
-    /// Entities whose change-log triggers or before-image table were gone (the table was
-    /// recreated, for example by a migration tool) and have been put back: their live queries must re-fetch,
-    /// since commits in between were not logged.
-    var restored: Set<String> = []
-    /// Entities whose table is missing or no longer holds their attributes, with the
-    /// error their live queries hear.
-    var broken: [String: StoreError] = [:]
-
-    var isEmpty: Bool { restored.isEmpty && broken.isEmpty }
-}
-
-extension Store {
+/// Noticing what other connections did to the tables of the store's entities.
+extension SQLiteStorage {
     /// Checks, in the delivery's read transaction, whether another connection changed the
     /// schema since the last check, and if so whether each entity's table still fits it
     /// and whether each entity a live query of this store watches still has its change
-    /// log (an entity nobody watches needs none: see ``ensureChangeLog(for:)``). Costs one
+    /// log (an entity nobody watches needs none: `observed` names those that need one). Costs one
     /// `PRAGMA schema_version` when nothing changed, and one pass over `sqlite_schema`
     /// when it did.
     ///
@@ -25,7 +13,7 @@ extension Store {
     /// at every delivery until it fits again.
     ///
     /// - Throws: ``StoreError/database(_:)`` when the schema cannot be read.
-    func checkSchema() throws(StoreError) -> SchemaCheck {
+    func checkSchema(of entities: [Entity], observed: Set<String>) throws(StoreError) -> SchemaCheck {
         let version: Int64
         do {
             version = try reader.schemaVersion()
@@ -43,9 +31,7 @@ extension Store {
         } catch {
             throw .database(error)
         }
-        // Entities whose change log is still to be created are left to that.
-        let observed = Set(observers.compactMap { $0.observer?.observedEntityName }).subtracting(pendingChangeLogs)
-        for entity in entitiesByName.values.sorted(by: { $0.name < $1.name }) {
+        for entity in entities.sorted(by: { $0.name < $1.name }) {
             do throws(DatabaseError) {
                 let hasChangeLog = SchemaCatalog.changeLogObjectNames(of: entity).allSatisfy(changeLogObjects.contains)
                 if hasChangeLog {
@@ -89,6 +75,18 @@ extension Store {
         if check.broken.isEmpty { knownSchemaVersion = version }
         return check
     }
+
+    func checkTable(of entity: Entity, always: Bool) throws(StoreError) {
+        let problem: String?
+        do {
+            if !always, try reader.schemaVersion() == knownSchemaVersion { return }
+            problem = try tableProblem(entity)
+        } catch {
+            throw .database(error)
+        }
+        if let problem { throw .schemaMismatch(entity: entity.name, reason: "\(problem), by another connection") }
+    }
+
 
     /// What is wrong with the entity's table, or nil when it still keeps Roster's rules: it
     /// holds every attribute with its column type (other columns may have been added), the

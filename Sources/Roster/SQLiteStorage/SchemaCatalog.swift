@@ -9,7 +9,7 @@
 ///   before the write logged at `_roster_changes.seq = _roster_seq`, for updates and
 ///   deletes (an insert has no before-image). It exists, with the entity's four triggers
 ///   (its *change log*), only once a live query in some process has watched the entity
-///   (see ``Store/ensureChangeLog(for:)``): defining an entity creates its table alone. The column has the store's reserved prefix,
+///   (see ``Store/ensureTracking(of:)``): defining an entity creates its table alone. The column has the store's reserved prefix,
 ///   so it never collides with an attribute (`seq` is a valid attribute name). The
 ///   first entry of a key after a reader's cursor thus tells what the key held at the
 ///   cursor, so a live query can tell a real change from a value changed and changed back
@@ -267,31 +267,6 @@ enum SchemaCatalog {
         }
     }
 
-    /// The entity that results from migrating `existing` to `wanted`: the existing
-    /// attributes, then those `wanted` adds.
-    ///
-    /// - Throws: ``StoreError/schemaMismatch(entity:reason:)`` unless `wanted` has every
-    ///   existing attribute with the same type, and the same key.
-    static func migration(from existing: Entity, to wanted: Entity) throws(StoreError) -> Entity {
-        guard existing.key.name == wanted.key.name else {
-            throw .schemaMismatch(entity: wanted.name, reason: "its key is '\(existing.key.name)' in the database, not '\(wanted.key.name)'")
-        }
-        for attribute in existing.attributes {
-            guard let match = wanted.attribute(named: attribute.name) else {
-                throw .schemaMismatch(entity: wanted.name, reason: "attribute '\(attribute.name)' is in the database but not in the new definition; Roster does not drop columns (their data would be lost)")
-            }
-            guard match.type == attribute.type else {
-                throw .schemaMismatch(entity: wanted.name, reason: "attribute '\(attribute.name)' is \(attribute.type.rawValue) in the database, not \(match.type.rawValue); Roster does not convert stored values")
-            }
-        }
-        let added = wanted.attributes.filter { existing.attribute(named: $0.name) == nil }
-        do {
-            return try Entity(existing.name, key: existing.key.name, attributes: existing.attributes + added, allowingReservedAttributeNames: true)
-        } catch {
-            throw .schema(error)
-        }
-    }
-
     /// Adds the columns `migrated` has beyond `existing` to its table and records the new
     /// definition, in one transaction; when the entity has a change log (its table of
     /// before-images exists), adds them there too and rewrites its triggers in the same
@@ -387,7 +362,7 @@ enum SchemaCatalog {
     }
 
     /// The SQL that creates the entity's table and records it, to run inside a transaction.
-    /// Its change log (``changeLog(for:)``) is not part of it: see ``Store/ensureChangeLog(for:)``.
+    /// Its change log (``changeLog(for:)``) is not part of it: see ``Store/ensureTracking(of:)``.
     ///
     /// SQLite itself spends time in proportion to the size of the schema on each `CREATE`
     /// (it reads `sqlite_schema` again to load the new object), so each definition costs a

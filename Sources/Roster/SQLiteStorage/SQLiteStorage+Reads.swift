@@ -1,0 +1,73 @@
+/// Reads of committed state, on the reading connection: what live queries fetch.
+extension SQLiteStorage {
+    func committedRows(_ query: BoundQuery) throws(StoreError) -> [[Value]] {
+        do {
+            let statement = try reader.prepare(query.selectSQL)
+            try statement.bind(query.predicate.arguments)
+            var rows: [[Value]] = []
+            let attributes = query.entity.attributes
+            while try statement.step() {
+                rows.append(attributes.indices.map { statement.column($0, as: attributes[$0].type) })
+            }
+            return rows
+        } catch {
+            throw .database(error)
+        }
+    }
+
+    func committedRows(of entity: Entity, keys: [Value]) throws(StoreError) -> [Value: [Value]] {
+        let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
+        var rows: [Value: [Value]] = [:]
+        var start = 0
+        do {
+            // Under SQLite's default limit of bound parameters.
+            while start < keys.count {
+                let chunk = Array(keys[start..<min(start + 500, keys.count)])
+                start += chunk.count
+                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                let statement = try reader.prepare("SELECT \(columns) FROM \(Identifier.quoted(entity.name)) WHERE \(Identifier.quoted(entity.key.name)) IN (\(placeholders))")
+                try statement.bind(chunk)
+                while try statement.step() {
+                    let row = entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) }
+                    rows[row[entity.keyIndex]] = row
+                }
+            }
+        } catch {
+            throw .database(error)
+        }
+        return rows
+    }
+
+    /// Steps ``BoundQuery/orderSQL`` (the key, then the other sort values), which an index
+    /// on the sort serves without touching the rows.
+    ///
+    /// This is the whole of `performFetch` at a million rows, so it stays close to
+    /// SQLite's buffers: a sort value byte-for-byte equal to the previous row's is kept
+    /// rather than built again (``Statement/column(_:as:reusing:)``), and each key's hash
+    /// is taken as it is read.
+    func orderedScan(_ query: BoundQuery) throws(StoreError) -> OrderedScan {
+        let types = query.orderColumns.map { query.entity.attributes[$0].type }
+        var scan = OrderedScan(width: types.count - 1)
+        var previous = [Value](repeating: .null, count: scan.width)
+        do {
+            let statement = try reader.prepare(query.orderSQL)
+            try statement.bind(query.predicate.arguments)
+            while try statement.step() {
+                let (key, hash) = statement.columnWithHash(0, as: types[0])
+                var firstIsNew = scan.keys.isEmpty
+                scan.keys.append(key)
+                scan.keyHashes.append(hash)
+                for position in previous.indices {
+                    let (value, isSame) = statement.column(position + 1, as: types[position + 1], reusing: previous[position])
+                    if position == 0 && !isSame { firstIsNew = true }
+                    previous[position] = value
+                    scan.sortValues.append(value)
+                }
+                if firstIsNew && scan.width > 0 { scan.firstValueRuns.append(scan.keys.count - 1) }
+            }
+        } catch {
+            throw .database(error)
+        }
+        return scan
+    }
+}

@@ -1,0 +1,89 @@
+/// Change tracking over the change log: reading it in the reader's transactions, and
+/// creating an entity's log when a live query first watches the entity.
+extension SQLiteStorage {
+    var hasMoved: Bool { writer.fileHasMoved() }
+
+    func hasChangedSinceLastCheck() throws(StoreError) -> Bool {
+        do { return try tracker.fileChangedSinceLastCheck() } catch { throw .database(error) }
+    }
+
+    func beginCommittedRead() throws(StoreError) {
+        do { try reader.execute("BEGIN") } catch { throw .database(error) }
+    }
+
+    func endCommittedRead(abandon: Bool) {
+        try? reader.execute(abandon ? "ROLLBACK" : "COMMIT")
+    }
+
+    func isAtNewestChange() throws(StoreError) -> Bool {
+        do { return try tracker.newestEntry() == tracker.cursor } catch { throw .database(error) }
+    }
+
+    func collectChanges(of entities: [Entity]) throws(StoreError) -> CommittedChanges? {
+        do { return try tracker.collect(entities: entities) } catch { throw .database(error) }
+    }
+
+    func changesAtCursor() -> CommittedChanges {
+        CommittedChanges(through: tracker.cursor)
+    }
+
+    func noteCommittedState() {
+        // If it cannot be read, the next poll merely looks at the log for nothing.
+        try? tracker.noteDataVersion()
+    }
+
+    func pruneChanges(of entities: [Entity]) {
+        guard !isInTransaction, !writer.isReadOnly else { return }
+        try? tracker.pruneIfNeeded(using: writer, entities: entities)
+    }
+
+    // MARK: Tracking entities
+
+    func isTracking(_ entityName: String) -> Bool {
+        entitiesWithChangeLog.contains(entityName)
+    }
+
+    func findTracking(of entity: Entity) throws(StoreError) -> Bool {
+        let exists: Bool
+        do { exists = try SchemaCatalog.hasChangeLog(of: entity, on: writer) } catch { throw .database(error) }
+        if exists { entitiesWithChangeLog.insert(entity.name) }
+        return exists
+    }
+
+    /// Creates the change logs in one write transaction, each from the entity's definition
+    /// as the file records it then (another process may have migrated it), skipping those
+    /// another process created meanwhile.
+    func startTracking(_ entities: [Entity]) throws(StoreError) {
+        guard !writer.isReadOnly else {
+            let names = entities.map(\.name).joined(separator: ", ")
+            throw .schemaMismatch(entity: names, reason: "it has no change log yet (it is created when a live query first watches the entity), and a read-only store cannot create one: open the store read-write once and watch the entity, or have a read-write process watch it first")
+        }
+        do { try writer.execute("BEGIN IMMEDIATE") } catch { throw .database(error) }
+        do throws(StoreError) {
+            let versionBefore: Int64
+            do { versionBefore = try writer.schemaVersion() } catch { throw .database(error) }
+            var sql = ""
+            for known in entities {
+                let entity = try SchemaCatalog.recordedEntity(named: known.name, on: writer) ?? known
+                let exists: Bool
+                do { exists = try SchemaCatalog.hasChangeLog(of: entity, on: writer) } catch { throw .database(error) }
+                if !exists { sql += SchemaCatalog.changeLog(for: entity) }
+            }
+            let versionAfter: Int64
+            do {
+                if !sql.isEmpty { try writer.execute(sql) }
+                versionAfter = try writer.schemaVersion()
+                try writer.execute("COMMIT")
+            } catch {
+                throw .database(error)
+            }
+            // The store's own change is no news to its schema check; another's, made
+            // before, still is.
+            if versionBefore == knownSchemaVersion { knownSchemaVersion = versionAfter }
+        } catch {
+            if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
+            throw error
+        }
+        entitiesWithChangeLog.formUnion(entities.map(\.name))
+    }
+}

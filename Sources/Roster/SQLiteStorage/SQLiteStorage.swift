@@ -1,0 +1,178 @@
+/// The store's backend over one SQLite database file (``StorageBackend``).
+///
+/// Two connections: the *writer* runs writes and transactions; the *reader* reads
+/// committed state for live queries and the change log, in its own read transactions, so
+/// an open write transaction is never seen. Writes are recorded by triggers stored in the
+/// file (``SchemaCatalog/changeLog(for:)``), so commits from other connections and processes are recorded
+/// too; ``ChangeTracker`` reads them.
+///
+/// The file is in WAL mode with `synchronous = NORMAL`: a commit is atomic and survives a
+/// crash of the process; a power loss may lose the last commits but never corrupts the file.
+final class SQLiteStorage {
+    /// The path of the database file.
+    let path: String
+    /// The connection that writes (and reads inside transactions).
+    let writer: Connection
+    /// The connection that reads committed state for live queries and change tracking.
+    let reader: Connection
+    /// Reads the change log.
+    let tracker: ChangeTracker
+    /// The schema version last checked by ``checkSchema(of:observed:)``.
+    var knownSchemaVersion: Int64 = 0
+    /// Entities whose change log (triggers and table of before-images) this backend has
+    /// found or created in the file, so that a new live query on them costs no look-up.
+    /// ``checkSchema(of:observed:)`` keeps it up to date when another connection changes
+    /// the schema.
+    var entitiesWithChangeLog: Set<String> = []
+    /// Compiled statements of the writer by SQL text, reused across writes.
+    private var statementCache: [String: Statement] = [:]
+
+    /// Opens or creates the file (creates or upgrades the store's own tables in it, unless
+    /// read-only).
+    ///
+    /// - Throws: ``StoreError/database(_:)`` when the file cannot be opened or holds a
+    ///   change log this Roster cannot read.
+    init(path: String, readOnly: Bool) throws(StoreError) {
+        self.path = path
+        do {
+            writer = try Connection(path: path, readOnly: readOnly)
+            writer.setBusyTimeout(milliseconds: 5_000)
+            if !readOnly { try writer.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL") }
+        } catch {
+            throw .database(error)
+        }
+        if readOnly {
+            try SchemaCatalog.checkFormat(on: writer)
+        } else {
+            try SchemaCatalog.install(on: writer)
+        }
+        do {
+            reader = try Connection(path: path, readOnly: readOnly)
+            reader.setBusyTimeout(milliseconds: 5_000)
+            tracker = try ChangeTracker(reader: reader)
+            knownSchemaVersion = try reader.schemaVersion()
+        } catch {
+            throw .database(error)
+        }
+    }
+}
+
+extension SQLiteStorage: StorageBackend {
+    var isReadOnly: Bool { writer.isReadOnly }
+
+    func setBusyTimeout(milliseconds: Int32) {
+        writer.setBusyTimeout(milliseconds: milliseconds)
+        reader.setBusyTimeout(milliseconds: milliseconds)
+    }
+
+    func close() {
+        statementCache = [:]
+        tracker.forgetStatements()
+        writer.close()
+        reader.close()
+    }
+
+    // MARK: Entities
+
+    func loadEntities() throws(StoreError) -> [String: Entity] {
+        try SchemaCatalog.loadEntities(from: writer)
+    }
+
+    func create(_ entity: Entity) throws(StoreError) {
+        try SchemaCatalog.create(entity, on: writer)
+    }
+
+    func migrate(from existing: Entity, to migrated: Entity) throws(StoreError) {
+        try SchemaCatalog.migrate(from: existing, to: migrated, on: writer)
+        // Statements compiled for the old columns would read too few.
+        statementCache = [:]
+        tracker.forgetStatements()
+    }
+
+    // MARK: Transactions
+
+    var isInTransaction: Bool { !writer.isAutocommit }
+
+    func perform(_ step: TransactionStep) throws(StoreError) {
+        let sql: String
+        switch step {
+        case .begin: sql = "BEGIN IMMEDIATE"
+        case .commit: sql = "COMMIT"
+        case .rollback: sql = "ROLLBACK"
+        // Savepoint names are the store's own identifiers, never a user's text.
+        case let .savepoint(name): sql = "SAVEPOINT \(name)"
+        case let .release(name): sql = "RELEASE \(name)"
+        case let .rollbackTo(name): sql = "ROLLBACK TO \(name)"
+        }
+        do {
+            try writer.execute(sql)
+        } catch {
+            if case .commit = step, !writer.isAutocommit { try? writer.execute("ROLLBACK") }
+            throw .database(error)
+        }
+    }
+
+    // MARK: Writes
+
+    func insert(_ row: [Value], into entity: Entity) throws(StoreError) {
+        let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
+        let placeholders = Array(repeating: "?", count: row.count).joined(separator: ", ")
+        let sql = "INSERT INTO \(Identifier.quoted(entity.name))(\(columns)) VALUES (\(placeholders))"
+        do throws(DatabaseError) {
+            try runCached(sql, row)
+        } catch where error.isUniquenessViolation {
+            throw .duplicateKey(entity: entity.name, key: row[entity.keyIndex])
+        } catch {
+            throw .database(error)
+        }
+    }
+
+    func update(_ entity: Entity, key: Value, setting assignments: [(index: Int, value: Value)]) throws(StoreError) -> Bool {
+        let setters = assignments.map { "\(Identifier.quoted(entity.attributes[$0.index].name)) = ?" }.joined(separator: ", ")
+        let sql = "UPDATE \(Identifier.quoted(entity.name)) SET \(setters) WHERE \(Identifier.quoted(entity.key.name)) = ?"
+        do throws(DatabaseError) {
+            try runCached(sql, assignments.map(\.value) + [key])
+        } catch {
+            throw .database(error)
+        }
+        return writer.changes > 0
+    }
+
+    func delete(_ entity: Entity, key: Value) throws(StoreError) -> Bool {
+        let sql = "DELETE FROM \(Identifier.quoted(entity.name)) WHERE \(Identifier.quoted(entity.key.name)) = ?"
+        do throws(DatabaseError) { try runCached(sql, [key]) } catch { throw .database(error) }
+        return writer.changes > 0
+    }
+
+    func execute(_ sql: String, arguments: [Value]) throws(StoreError) {
+        try RawSQL.run(sql, arguments: arguments, on: writer, transactionReason: "it runs in the store's transaction")
+    }
+
+    func row(of entity: Entity, key: Value) throws(StoreError) -> [Value]? {
+        let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
+        let sql = "SELECT \(columns) FROM \(Identifier.quoted(entity.name)) WHERE \(Identifier.quoted(entity.key.name)) = ?"
+        do {
+            let statement = try cachedStatement(sql)
+            try statement.bind([key])
+            defer { statement.reset() }
+            guard try statement.step() else { return nil }
+            return entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) }
+        } catch {
+            throw .database(error)
+        }
+    }
+
+    private func cachedStatement(_ sql: String) throws(DatabaseError) -> Statement {
+        if let statement = statementCache[sql] { return statement }
+        let statement = try writer.prepare(sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    private func runCached(_ sql: String, _ arguments: [Value]) throws(DatabaseError) {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        while try statement.step() {}
+    }
+}

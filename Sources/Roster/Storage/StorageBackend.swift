@@ -1,0 +1,134 @@
+/// The seam between a ``Store`` and the database that holds its objects.
+///
+/// The store keeps what does not depend on the database: checking and coercing values,
+/// its live queries (observers), delivery rounds, and the rules of when an entity starts
+/// being tracked. A backend does the rest: it keeps the entities' tables, runs writes and
+/// transactions, reads committed state for live queries, and records every committed
+/// write — whoever made it — so that ``collectChanges(of:)`` can say which keys changed
+/// and what their rows were before and are now. The engine, the controllers and the
+/// change events above only ever see `Value`s, ``BoundQuery``s, ``OrderedScan``s and
+/// ``CommittedChanges``: nothing of which backend runs.
+///
+/// ``SQLiteStorage`` is the one backend today. A second (PostgreSQL) conforms to this
+/// protocol; `Docs/Architecture.md` says what each requirement must guarantee.
+///
+/// A backend is used from the store's isolation domain only, like the store itself.
+/// Every method that can fail throws a ``StoreError`` and changes nothing.
+protocol StorageBackend: AnyObject {
+    // MARK: The database
+
+    /// Where the database is: a file path (or a URL, for a server).
+    var path: String { get }
+    /// Whether writes are refused (a store opened read-only).
+    var isReadOnly: Bool { get }
+    /// How long a write waits for another writer's lock before it fails as busy.
+    func setBusyTimeout(milliseconds: Int32)
+    /// Closes the connections; the backend is not used again.
+    func close()
+
+    // MARK: Entities
+
+    /// The entities the database records.
+    func loadEntities() throws(StoreError) -> [String: Entity]
+    /// Creates an entity's table and records it (no table of that name may exist).
+    func create(_ entity: Entity) throws(StoreError)
+    /// Adds the attributes `migrated` has beyond `existing` (which the database records),
+    /// in one transaction, with its change tracking when the entity has any.
+    func migrate(from existing: Entity, to migrated: Entity) throws(StoreError)
+
+    // MARK: Transactions
+
+    /// Whether a transaction is open on the writing connection.
+    var isInTransaction: Bool { get }
+    /// Begins, ends or rolls back a transaction or a savepoint on the writing connection.
+    /// A commit that fails rolls the transaction back before it throws.
+    func perform(_ step: TransactionStep) throws(StoreError)
+
+    // MARK: Writes (inside a transaction)
+
+    /// Inserts a whole row (one value per attribute, already of its type).
+    ///
+    /// - Throws: ``StoreError/duplicateKey(entity:key:)`` when the key exists.
+    func insert(_ row: [Value], into entity: Entity) throws(StoreError)
+    /// Sets attributes of the object with this key; false when there is none.
+    func update(_ entity: Entity, key: Value, setting assignments: [(index: Int, value: Value)]) throws(StoreError) -> Bool
+    /// Deletes the object with this key; false when there is none.
+    func delete(_ entity: Entity, key: Value) throws(StoreError) -> Bool
+    /// Runs raw SQL the store accepts (no transaction control, no attachments).
+    func execute(_ sql: String, arguments: [Value]) throws(StoreError)
+    /// The object with this key as the writing connection sees it (an open transaction's
+    /// writes included), or nil.
+    func row(of entity: Entity, key: Value) throws(StoreError) -> [Value]?
+
+    // MARK: Committed state
+
+    /// The committed rows a query selects, in order (an open transaction is not seen).
+    func committedRows(_ query: BoundQuery) throws(StoreError) -> [[Value]]
+    /// The committed rows of these keys, those that exist.
+    func committedRows(of entity: Entity, keys: [Value]) throws(StoreError) -> [Value: [Value]]
+    /// The keys and sort values of a query's committed results, in order.
+    func orderedScan(_ query: BoundQuery) throws(StoreError) -> OrderedScan
+
+    // MARK: Change tracking
+
+    /// Whether the database the store opened is gone (the file was deleted or replaced):
+    /// commits no longer reach the store.
+    var hasMoved: Bool { get }
+    /// Whether anyone committed since this was last asked (cheap; no log is read).
+    func hasChangedSinceLastCheck() throws(StoreError) -> Bool
+    /// Starts the read transaction in which a delivery reads changes and live queries read
+    /// rows: one consistent committed state.
+    func beginCommittedRead() throws(StoreError)
+    /// Ends the read transaction; `abandon` after a failed read.
+    func endCommittedRead(abandon: Bool)
+    /// Whether the read transaction sees no change past the backend's cursor.
+    func isAtNewestChange() throws(StoreError) -> Bool
+    /// The changes past the cursor for these entities, and moves the cursor past them; nil
+    /// when nothing was committed since. Called in the read transaction.
+    func collectChanges(of entities: [Entity]) throws(StoreError) -> CommittedChanges?
+    /// No changes, at the cursor: what a delivery hands its observers when they must hear
+    /// something (a retry, a schema check) but nothing was committed.
+    func changesAtCursor() -> CommittedChanges
+    /// Notes the committed state the read transaction sees, so that
+    /// ``hasChangedSinceLastCheck()`` reports only commits made after it.
+    func noteCommittedState()
+    /// Housekeeping after a delivery outside a transaction: drops change records every
+    /// reader has had time to read. A failure leaves more records, nothing worse.
+    func pruneChanges(of entities: [Entity])
+
+    // MARK: Tracking entities
+
+    /// Whether the backend records the entity's writes, as far as it knows without looking.
+    func isTracking(_ entityName: String) -> Bool
+    /// Looks whether the database records the entity's writes already (another process
+    /// may have started it), and remembers it when so.
+    func findTracking(of entity: Entity) throws(StoreError) -> Bool
+    /// Starts recording the writes of these entities, in one write transaction (none may
+    /// be open), using each one's definition as the database records it then.
+    func startTracking(_ entities: [Entity]) throws(StoreError)
+    /// Checks, when the schema changed since the last check (or `always`), that the
+    /// entity's table still fits it, before a live query fetches from it.
+    ///
+    /// - Throws: ``StoreError/schemaMismatch(entity:reason:)`` naming what changed.
+    func checkTable(of entity: Entity, always: Bool) throws(StoreError)
+    /// Checks, in a delivery's read transaction, what another connection did to the
+    /// entities' tables since the last check; puts back the change tracking of the
+    /// `observed` entities when it was removed.
+    func checkSchema(of entities: [Entity], observed: Set<String>) throws(StoreError) -> SchemaCheck
+}
+
+/// A step of a transaction on the writing connection (``StorageBackend/perform(_:)``).
+enum TransactionStep {
+    /// Begins a write transaction, taking the write lock at once.
+    case begin
+    /// Commits; rolls back when the commit fails.
+    case commit
+    /// Rolls the transaction back.
+    case rollback
+    /// Opens a savepoint with this name.
+    case savepoint(String)
+    /// Keeps the savepoint's writes, and closes it.
+    case release(String)
+    /// Undoes the writes made since the savepoint (which stays open).
+    case rollbackTo(String)
+}
