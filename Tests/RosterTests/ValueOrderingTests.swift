@@ -40,6 +40,31 @@ struct ValueOrderingTests {
         }
     }
 
+    @Test("text is equal exactly when its bytes are: strings, invalid UTF-8, any length", arguments: [7, 8, 9] as [UInt64])
+    func textEqualityIsByteEquality(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        // Lengths around the 8-byte steps of the comparison, and long shared prefixes.
+        let fragments = ["a", "b", "é", "e\u{301}", "日", "0123456", "01234567", "\u{1F600}"]
+        var values: [Value] = []
+        for _ in 0..<300 {
+            let text = random.string(from: fragments, maxLength: 6)
+            values.append(.string(text))
+            values.append(.invalidUTF8(Array(text.utf8) + (random.next() % 3 == 0 ? [0xFF] : [])))
+        }
+        // Shuffled pairs; each value with itself; each string with its bytes as invalid UTF-8.
+        for (a, b) in Array(zip(values, values.shuffled(using: &random))) + Array(zip(values, values)) + Array(zip(values, values.dropFirst())) {
+            #expect((a == b) == (Self.bytes(a) == Self.bytes(b) && Self.bytes(a) != nil))
+        }
+    }
+
+    private static func bytes(_ value: Value) -> [UInt8]? {
+        switch value {
+        case let .string(text): Array(text.utf8)
+        case let .invalidUTF8(bytes): bytes
+        default: nil
+        }
+    }
+
     @Test("null comes before every other value and equals only itself")
     func nullFirst() {
         #expect(Value.compare(.null, .null) == 0)

@@ -195,7 +195,7 @@ extension ResultsController: StoreObserver {
         let isBulk = Double(touched.count) > bulkFraction * Double(max(engine.count, 64))
         if pendingUserEdits.isEmpty && !isBulk {
             do {
-                report(try engine.apply(touched: touched), in: engine, from: nil)
+                report(try engine.apply(touched: touched), in: engine, from: nil, touched: touched)
             } catch {
                 // Only the re-fetching engine reads here, and it kept its results: they are
                 // what the delegate saw. (Taking the snapshot before applying would cost O(n)
@@ -280,15 +280,22 @@ extension ResultsController: StoreObserver {
 
     /// Tells the delegate about a change, once every object it names has been read whole.
     ///
-    /// - Parameter old: the results the change starts from, when the caller has them;
-    ///   otherwise they are worked out from the group, should a read fail.
-    func report(_ change: QueryChange?, in engine: any ResultsEngine, from old: [ListSection<Value, Value>]?) {
+    /// - Parameters:
+    ///   - old: the results the change starts from, when the caller has them; otherwise
+    ///     they are worked out from the group, should a read fail.
+    ///   - touched: the rows the commit touched, read in this delivery: an object they
+    ///     hold is reported as it is there, without asking the engine (whose bounded
+    ///     cache would read back, in a bulk commit, the rows it just dropped).
+    func report(_ change: QueryChange?, in engine: any ResultsEngine, from old: [ListSection<Value, Value>]?,
+                touched: [Value: TouchedRow] = [:]) {
         guard let change else { return }
         let group = change.group
         var objects: [Object] = []
         objects.reserveCapacity(group.objectChanges.count)
         for object in group.objectChanges {
-            let values = object.type == .delete ? change.removedRows[object.item] : engine.row(forKey: object.item)
+            let values = object.type == .delete
+                ? change.removedRows[object.item]
+                : touched[object.item]?.after ?? engine.row(forKey: object.item)
             guard let values, values.count == query.entity.attributes.count else {
                 // The delegate never sees a row it cannot be given whole: it keeps the
                 // results it had, and the next delivery re-fetches and resyncs.

@@ -131,6 +131,12 @@ extension Value {
         var index = 0
         switch collation {
         case .binary:
+            // Equal stretches eight bytes at a time (sort values often share long prefixes).
+            let (left, right) = (UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y))
+            while index + 8 <= common,
+                  left.loadUnaligned(fromByteOffset: index, as: UInt64.self) == right.loadUnaligned(fromByteOffset: index, as: UInt64.self) {
+                index += 8
+            }
             while index < common {
                 if x[index] != y[index] { return x[index] < y[index] ? -1 : 1 }
                 index += 1

@@ -113,12 +113,44 @@ extension Value: Equatable {
         case (.null, .null): true
         case let (.integer(a), .integer(b)): a == b
         case let (.double(a), .double(b)): a == b
-        case let (.string(a), .string(b)): a.utf8.elementsEqual(b.utf8)
+        case let (.string(a), .string(b)): sameBytes(a, b)
         case let (.bool(a), .bool(b)): a == b
         case let (.invalidUTF8(a), .invalidUTF8(b)): a == b
-        case let (.string(a), .invalidUTF8(b)), let (.invalidUTF8(b), .string(a)): a.utf8.elementsEqual(b)
+        case let (.string(a), .invalidUTF8(b)), let (.invalidUTF8(b), .string(a)):
+            b.withUnsafeBufferPointer { y in
+                var a = a
+                return a.withUTF8 { x in sameBytes(x, y) }
+            }
         default: false
         }
+    }
+
+    /// Whether two strings have the same UTF-8 bytes. Keys and sort values are compared
+    /// this way at every step of a key look-up, so it compares lengths first and then
+    /// eight bytes at a time (`String.utf8.elementsEqual` went byte by byte through the
+    /// generic iterator, 15 % of a bulk commit's instructions).
+    @inline(__always)
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        var (a, b) = (a, b)
+        return a.withUTF8 { x in b.withUTF8 { y in sameBytes(x, y) } }
+    }
+
+    /// Whether two buffers hold the same bytes.
+    @inline(__always)
+    static func sameBytes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard x.count == y.count else { return false }
+        let (left, right) = (UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y))
+        var index = 0
+        while index + 8 <= left.count {
+            if left.loadUnaligned(fromByteOffset: index, as: UInt64.self) != right.loadUnaligned(fromByteOffset: index, as: UInt64.self) { return false }
+            index += 8
+        }
+        while index < left.count {
+            if left[index] != right[index] { return false }
+            index += 1
+        }
+        return true
     }
 }
 
