@@ -19,6 +19,7 @@ extension IncrementalResults {
     /// now (written, then written back) is no change; any other key in the results changed.
     func apply(touched: [Value: TouchedRow]) -> QueryChange? {
         var touches: [Touch] = []
+        touches.reserveCapacity(touched.count)
         var removedRows: [Value: [Value]] = [:]
         for (key, rows) in touched {
             let oldID = arena.id(forKey: key)
@@ -37,7 +38,10 @@ extension IncrementalResults {
                                  newRow: newRow, newName: newRow.map { query.sectionName(of: $0) }))
         }
         guard !touches.isEmpty else { return nil }
-        touches.sort { Value.compare($0.key, $1.key) < 0 }  // a fixed order, whatever the dictionary's
+        // The touches stay in the dictionary's order: nothing below depends on it (every
+        // list of changes is sorted by rank, and the moves within a section are chosen
+        // from elements sorted by their ranks), so sorting the keys (8 % of a bulk commit)
+        // bought nothing.
 
         // 1. Before any change: old ranks, paths and section geometry.
         var old: [Value: (rank: Int, path: IndexPath)] = [:]
@@ -46,9 +50,11 @@ extension IncrementalResults {
             if let name = touch.oldName { before.record(name, from: self) }
             if let name = touch.newName { before.record(name, from: self) }
         }
-        for touch in touches where touch.oldName != nil {
-            guard let rank = rank(ofKey: touch.key) else { continue }
-            old[touch.key] = (rank, indexPath(ofRank: rank))
+        // A path is the rank less its section's start, in its section's index: both noted
+        // in the geometry, so no section is looked up again per row.
+        for touch in touches {
+            guard let name = touch.oldName, let rank = rank(ofKey: touch.key) else { continue }
+            old[touch.key] = (rank, before.path(ofRank: rank, in: name))
         }
 
         // 2. Change the tree and the arena.
@@ -65,9 +71,9 @@ extension IncrementalResults {
         var new: [Value: (rank: Int, path: IndexPath)] = [:]
         var after = SectionGeometry()
         for name in before.names { after.record(name, from: self) }
-        for touch in touches where touch.newRow != nil {
-            guard let rank = rank(ofKey: touch.key) else { continue }
-            new[touch.key] = (rank, indexPath(ofRank: rank))
+        for touch in touches {
+            guard let name = touch.newName, let rank = rank(ofKey: touch.key) else { continue }
+            new[touch.key] = (rank, after.path(ofRank: rank, in: name))
         }
 
         var change = QueryChange()
@@ -80,22 +86,35 @@ extension IncrementalResults {
             if !wasThere && isThere { change.group.sectionChanges.append(SectionChange(type: .insert, index: after.index[name]!, section: name)) }
         }
 
-        // 5. Objects.
-        var inserts: [ObjectChange<Value>] = []
-        var deletes: [ObjectChange<Value>] = []
-        var moves: [ObjectChange<Value>] = []
-        var updates: [ObjectChange<Value>] = []
+        // 5. Objects, each kind in the order of its paths: ranks order rows as their index
+        //    paths do, and compare as integers (IndexPath's own comparison is far slower).
+        var inserts: [(rank: Int, change: ObjectChange<Value>)] = []
+        var deletes: [(rank: Int, change: ObjectChange<Value>)] = []
+        var moves: [(rank: Int, change: ObjectChange<Value>)] = []
+        var updates: [(rank: Int, change: ObjectChange<Value>)] = []
         var staying: [Value: [Touch]] = [:]  // same-section candidates, by section
+        // Ranks within their section of the touched rows each section held and holds.
+        var oldTouched: [Value: [Int]] = [:]
+        var newTouched: [Value: [Int]] = [:]
         change.removedRows = removedRows
         for touch in touches {
+            if let name = touch.oldName, let start = before.start[name], let rank = old[touch.key]?.rank {
+                oldTouched[name, default: []].append(rank - start)
+            }
+            if let name = touch.newName, let start = after.start[name], let rank = new[touch.key]?.rank {
+                newTouched[name, default: []].append(rank - start)
+            }
             switch (touch.oldName, touch.newName) {
             case (nil, .some):
-                inserts.append(ObjectChange(type: .insert, item: touch.key, from: nil, to: new[touch.key]!.path))
+                let to = new[touch.key]!
+                inserts.append((to.rank, ObjectChange(type: .insert, item: touch.key, from: nil, to: to.path)))
             case (.some, nil):
-                deletes.append(ObjectChange(type: .delete, item: touch.key, from: old[touch.key]!.path, to: nil))
+                let from = old[touch.key]!
+                deletes.append((from.rank, ObjectChange(type: .delete, item: touch.key, from: from.path, to: nil)))
             case let (.some(oldName), .some(newName)):
                 if oldName != newName {
-                    moves.append(ObjectChange(type: .move, item: touch.key, from: old[touch.key]!.path, to: new[touch.key]!.path))
+                    let to = new[touch.key]!
+                    moves.append((to.rank, ObjectChange(type: .move, item: touch.key, from: old[touch.key]!.path, to: to.path)))
                 } else {
                     staying[oldName, default: []].append(touch)
                 }
@@ -104,21 +123,22 @@ extension IncrementalResults {
             }
         }
         for (name, candidates) in staying {
-            let moved = movedItems(in: name, candidates: candidates, touches: touches, old: old, new: new, before: before, after: after)
-            for key in moved.keys.sorted(by: { moved[$0]!.to < moved[$1]!.to }) {
-                let paths = moved[key]!
-                moves.append(ObjectChange(type: .move, item: key, from: paths.from, to: paths.to))
+            let moved = movedItems(in: name, candidates: candidates, old: old, new: new,
+                                   oldTouched: oldTouched[name, default: []].sorted(), newTouched: newTouched[name, default: []].sorted(),
+                                   before: before, after: after)
+            for (key, paths) in moved {
+                moves.append((paths.newRank, ObjectChange(type: .move, item: key, from: paths.from, to: paths.to)))
             }
             for touch in candidates where moved[touch.key] == nil {
-                updates.append(ObjectChange(type: .update, item: touch.key, from: old[touch.key]!.path, to: new[touch.key]!.path))
+                let from = old[touch.key]!
+                updates.append((from.rank, ObjectChange(type: .update, item: touch.key, from: from.path, to: new[touch.key]!.path)))
             }
         }
         change.group.sectionChanges.sort { ($0.type == .delete ? 0 : 1, $0.index) < ($1.type == .delete ? 0 : 1, $1.index) }
-        inserts.sort { $0.to! < $1.to! }
-        deletes.sort { $0.from! < $1.from! }
-        moves.sort { $0.to! < $1.to! }
-        updates.sort { $0.from! < $1.from! }
-        change.group.objectChanges = inserts + deletes + moves + updates
+        func inOrder(_ changes: [(rank: Int, change: ObjectChange<Value>)]) -> [ObjectChange<Value>] {
+            changes.sorted { $0.rank < $1.rank }.map(\.change)
+        }
+        change.group.objectChanges = inOrder(inserts) + inOrder(deletes) + inOrder(moves) + inOrder(updates)
         change.oldSectionCounts = Dictionary(uniqueKeysWithValues: change.group.sectionChanges
             .filter { $0.type == .delete }.map { ($0.index, before.count[$0.section, default: 0]) })
         return change.group.isEmpty ? nil : change
@@ -127,32 +147,31 @@ extension IncrementalResults {
     /// Which staying rows of section `name` move, and their paths: the rows outside the
     /// heaviest run that keeps its order. Untouched rows never change order among
     /// themselves, so they are merged into blocks between the touched ones.
-    private func movedItems(in name: Value, candidates: [Touch], touches: [Touch],
+    ///
+    /// - Parameters:
+    ///   - oldTouched: the ranks within the section of every touched row it held, sorted.
+    ///   - newTouched: the same for the rows it holds now.
+    private func movedItems(in name: Value, candidates: [Touch],
                             old: [Value: (rank: Int, path: IndexPath)], new: [Value: (rank: Int, path: IndexPath)],
-                            before: SectionGeometry, after: SectionGeometry) -> [Value: (from: IndexPath, to: IndexPath)] {
+                            oldTouched: [Int], newTouched: [Int],
+                            before: SectionGeometry, after: SectionGeometry) -> [Value: (from: IndexPath, to: IndexPath, newRank: Int)] {
         let oldStart = before.start[name]!
         let newStart = after.start[name]!
-        // Ranks within the section of every touched row that was (or is) in it.
-        let oldTouched = touches.compactMap { touch -> Int? in
-            touch.oldName == name ? old[touch.key]!.rank - oldStart : nil
-        }.sorted()
-        let newTouched = touches.compactMap { touch -> Int? in
-            touch.newName == name ? new[touch.key]!.rank - newStart : nil
-        }.sorted()
         let untouchedCount = before.count[name, default: 0] - oldTouched.count
         // How many untouched rows come before a touched row at `rank`.
         func untouchedBefore(_ rank: Int, in touched: [Int]) -> Int { rank - lowerBound(touched, rank) }
 
+        // Small, so that sorting moves little: a candidate is its index in `candidates`.
         struct Element {
             var oldKey: (Int, Int, Int)
             var newKey: (Int, Int, Int)
             var weight: (count: Int, preferred: Int)
-            var candidate: Touch?
+            var candidate: Int?
             var block: Range<Int>?
         }
         var cuts: Set<Int> = [0, untouchedCount]
         var elements: [Element] = []
-        for touch in candidates {
+        for (index, touch) in candidates.enumerated() {
             let oldRank = old[touch.key]!.rank - oldStart
             let newRank = new[touch.key]!.rank - newStart
             let uOld = untouchedBefore(oldRank, in: oldTouched)
@@ -160,7 +179,7 @@ extension IncrementalResults {
             cuts.insert(uOld)
             cuts.insert(uNew)
             // Every candidate's values changed (unchanged rows are not touches): not preferred.
-            elements.append(Element(oldKey: (uOld, 0, oldRank), newKey: (uNew, 0, newRank), weight: (1, 0), candidate: touch, block: nil))
+            elements.append(Element(oldKey: (uOld, 0, oldRank), newKey: (uNew, 0, newRank), weight: (1, 0), candidate: index, block: nil))
         }
         let sortedCuts = cuts.sorted()
         for (start, end) in zip(sortedCuts, sortedCuts.dropFirst()) where start < end {
@@ -172,19 +191,21 @@ extension IncrementalResults {
         for (position, index) in newOrder.enumerated() { value[index] = position }
         let kept = heaviestIncreasingSubsequenceMembers(value, weights: elements.map(\.weight))
 
-        var moved: [Value: (from: IndexPath, to: IndexPath)] = [:]
+        var moved: [Value: (from: IndexPath, to: IndexPath, newRank: Int)] = [:]
         let oldSection = before.index[name]!
         let newSection = after.index[name]!
         for (index, element) in elements.enumerated() where !kept[index] {
-            if let touch = element.candidate {
-                moved[touch.key] = (old[touch.key]!.path, new[touch.key]!.path)
+            if let candidate = element.candidate {
+                let touch = candidates[candidate]
+                let to = new[touch.key]!
+                moved[touch.key] = (old[touch.key]!.path, to.path, to.rank)
             } else if let block = element.block {
                 // Untouched rows that must move (rare: touched rows landed around them).
                 for untouched in block {
                     let oldRank = rankOfUntouched(untouched, touched: oldTouched)
                     let newRank = rankOfUntouched(untouched, touched: newTouched)
                     let key = self.key(atRank: newStart + newRank)
-                    moved[key] = (IndexPath(item: oldRank, section: oldSection), IndexPath(item: newRank, section: newSection))
+                    moved[key] = (IndexPath(item: oldRank, section: oldSection), IndexPath(item: newRank, section: newSection), newStart + newRank)
                 }
             }
         }
@@ -218,6 +239,11 @@ struct SectionGeometry {
     var count: [Value: Int] = [:]
     var index: [Value: Int] = [:]
     var start: [Value: Int] = [:]
+
+    /// The index path of the row at `rank`, in section `name` (recorded).
+    func path(ofRank rank: Int, in name: Value) -> IndexPath {
+        IndexPath(item: rank - start[name, default: 0], section: index[name, default: 0])
+    }
 
     mutating func record(_ name: Value, from results: IncrementalResults) {
         guard count[name] == nil else { return }
