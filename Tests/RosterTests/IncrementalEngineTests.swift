@@ -30,6 +30,41 @@ struct IncrementalEngineTests {
         #expect(controller.indexPath(for: object.key) == path)
     }
 
+    /// A commit that touches more rows than the row cache holds (4,096): the engine caches
+    /// only the last of them, and still never serves an old row — neither to the delegate
+    /// nor afterwards, for rows edited in place or moved.
+    @Test func aCommitLargerThanTheRowCacheReportsAndKeepsEveryRowCurrent() throws {
+        let store = try makeStore(rows: 10_000)
+        let controller = try ResultsController(store: store, request: request())
+        controller.bulkFraction = 1   // row by row, whatever the share
+        final class Reported: ResultsControllerDelegate {
+            var objects: [Object] = []
+            func controller(_ controller: ResultsController, didChange object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) {
+                objects.append(object)
+            }
+        }
+        let reported = Reported()
+        controller.delegate = reported
+        try controller.performFetch()
+        // Touch every row first, so that the cache holds old versions of many of them.
+        for item in stride(from: 0, to: controller.numberOfObjects(inSection: 0), by: 1) {
+            _ = controller.object(at: IndexPath(item: item, section: 0))
+        }
+        try store.execute("UPDATE Post SET title = title || ' edited' WHERE CAST(substr(id, 2) AS INTEGER) % 5 < 3")
+        try store.execute("UPDATE Post SET title = title || ' moved', rank = rank + 1 WHERE CAST(substr(id, 2) AS INTEGER) % 5 >= 3")
+        // Every row is reported (an untouched one may move too, when that moves fewer).
+        #expect(Set(reported.objects.map(\.key)).count == 10_000)
+        for object in reported.objects {
+            #expect(object == (try store.fetch("Post", key: object.key)))
+        }
+        for section in 0..<controller.numberOfSections {
+            for item in stride(from: 0, to: controller.numberOfObjects(inSection: section), by: 7) {
+                let object = try #require(controller.object(at: IndexPath(item: item, section: section)))
+                #expect(object == (try store.fetch("Post", key: object.key)))
+            }
+        }
+    }
+
     @Test func aDeleteOfARowNeverLoadedStillNamesItsKeyAndSortValues() throws {
         let store = try makeStore(rows: 10_000)
         let controller = try ResultsController(store: store, request: request())

@@ -57,13 +57,15 @@ extension IncrementalResults {
             old[touch.key] = (rank, before.path(ofRank: rank, in: name))
         }
 
-        // 2. Change the tree and the arena.
-        for touch in touches {
+        // 2. Change the tree and the arena. The cache keeps only the last rows it can hold:
+        //    storing every row of a bulk commit would only evict the ones stored before.
+        let firstCached = touches.count - cache.capacity
+        for (index, touch) in touches.enumerated() {
             if let id = arena.id(forKey: touch.key), let newRow = touch.newRow, arena.compare(id, newRow) == 0 {
-                replaceInPlace(key: touch.key, with: newRow)
+                replaceInPlace(key: touch.key, with: newRow, caching: index >= firstCached)
             } else {
                 if touch.oldName != nil { remove(key: touch.key) }
-                if let newRow = touch.newRow { insert(newRow) }
+                if let newRow = touch.newRow { insert(newRow, caching: index >= firstCached) }
             }
         }
 

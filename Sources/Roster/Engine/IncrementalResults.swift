@@ -195,9 +195,12 @@ final class IncrementalResults {
     }
 
     /// Replaces a row whose sort position does not change.
-    func replaceInPlace(key: Value, with row: [Value]) {
+    ///
+    /// - Parameter caching: whether to keep the row in the cache; if not, a row the cache
+    ///   holds is still replaced, so that it never serves the old one.
+    func replaceInPlace(key: Value, with row: [Value], caching: Bool = true) {
         guard arena.id(forKey: key) != nil else { return }
-        cache.store(row, forKey: key)
+        if caching { cache.store(row, forKey: key) } else { cache.replace(row, forKey: key) }
     }
 
     /// Removes the row with this key.
@@ -216,11 +219,11 @@ final class IncrementalResults {
         }
     }
 
-    /// Inserts a row.
-    func insert(_ row: [Value]) {
+    /// Inserts a row, and keeps it in the row cache unless `caching` is false.
+    func insert(_ row: [Value], caching: Bool = true) {
         let id = arena.allocate(row)
         tree.insert(id)
-        cache.store(row, forKey: query.key(of: row))
+        if caching { cache.store(row, forKey: query.key(of: row)) }
         let name = query.sectionName(of: row)
         let count = sectionCounts[name, default: 0]
         if count == 0 { sectionNames.insert(name) }
