@@ -3,56 +3,40 @@
 ///
 /// Entries form a doubly linked list threaded through an array of slots, newest first, so
 /// that a lookup, an insertion and an eviction each take constant time.
-///
-/// Its operations are `@inlinable`, so that the engine's use (another module) is
-/// specialized for its keys and rows: unspecialized, the generic code looked up type
-/// metadata at every call, 15 % of a bulk commit.
 package struct LRUCache<Key: Hashable, Value> {
     /// One entry and its neighbours in recency order.
-    @usableFromInline
-    struct Entry {
-        @usableFromInline var key: Key
-        @usableFromInline var value: Value
+    private struct Entry {
+        var key: Key
+        var value: Value
         /// The slot of the entry used just after this one, nil for the newest.
-        @usableFromInline var newer: Int?
+        var newer: Int?
         /// The slot of the entry used just before this one, nil for the oldest.
-        @usableFromInline var older: Int?
-
-        @inlinable
-        init(key: Key, value: Value, newer: Int?, older: Int?) {
-            self.key = key
-            self.value = value
-            self.newer = newer
-            self.older = older
-        }
+        var older: Int?
     }
 
     /// The most entries the cache holds.
     package let capacity: Int
     /// The entries; nil marks a free slot.
-    @usableFromInline var slots: [Entry?] = []
+    private var slots: [Entry?] = []
     /// Free slots, reused before the array grows.
-    @usableFromInline var freeSlots: [Int] = []
+    private var freeSlots: [Int] = []
     /// The slot of each key.
-    @usableFromInline var slotByKey: [Key: Int] = [:]
-    @usableFromInline var newest: Int?
-    @usableFromInline var oldest: Int?
+    private var slotByKey: [Key: Int] = [:]
+    private var newest: Int?
+    private var oldest: Int?
 
     /// Creates an empty cache.
     ///
     /// - Parameter capacity: The most entries it holds; at least 1.
-    @inlinable
     package init(capacity: Int) {
         precondition(capacity >= 1, "LRUCache needs a capacity of at least 1, not \(capacity)")
         self.capacity = capacity
     }
 
     /// The number of entries.
-    @inlinable
     package var count: Int { slotByKey.count }
 
     /// Whether the cache holds a key, without making it recently used.
-    @inlinable
     package func contains(_ key: Key) -> Bool {
         slotByKey[key] != nil
     }
@@ -69,7 +53,6 @@ package struct LRUCache<Key: Hashable, Value> {
     }
 
     /// The value for a key, which becomes the most recently used.
-    @inlinable
     package mutating func value(for key: Key) -> Value? {
         guard let slot = slotByKey[key] else { return nil }
         unlink(slot)
@@ -81,7 +64,6 @@ package struct LRUCache<Key: Hashable, Value> {
     ///
     /// - Returns: The evicted key, if an entry had to go.
     @discardableResult
-    @inlinable
     package mutating func insert(_ value: Value, for key: Key) -> Key? {
         if let slot = slotByKey[key] {
             slots[slot]?.value = value
@@ -110,20 +92,17 @@ package struct LRUCache<Key: Hashable, Value> {
 
     /// Replaces the value of a key the cache holds, leaving its place in the recency
     /// order; does nothing for a key it does not hold.
-    @inlinable
     package mutating func replaceValue(_ value: Value, for key: Key) {
         guard let slot = slotByKey[key] else { return }
         slots[slot]?.value = value
     }
 
     /// The value for a key without making it recently used.
-    @inlinable
     package func peek(_ key: Key) -> Value? {
         slotByKey[key].flatMap { slots[$0]?.value }
     }
 
     /// Forgets a key's entry, if there is one.
-    @inlinable
     package mutating func removeValue(for key: Key) {
         guard let slot = slotByKey.removeValue(forKey: key) else { return }
         unlink(slot)
@@ -132,8 +111,7 @@ package struct LRUCache<Key: Hashable, Value> {
     }
 
     /// Takes a slot out of the recency list.
-    @inlinable
-    mutating func unlink(_ slot: Int) {
+    private mutating func unlink(_ slot: Int) {
         guard let entry = slots[slot] else { return }
         if let newer = entry.newer { slots[newer]?.older = entry.older } else { newest = entry.older }
         if let older = entry.older { slots[older]?.newer = entry.newer } else { oldest = entry.newer }
@@ -142,8 +120,7 @@ package struct LRUCache<Key: Hashable, Value> {
     }
 
     /// Puts an unlinked slot at the head of the recency list.
-    @inlinable
-    mutating func linkAsNewest(_ slot: Int) {
+    private mutating func linkAsNewest(_ slot: Int) {
         slots[slot]?.older = newest
         slots[slot]?.newer = nil
         if let head = newest { slots[head]?.newer = slot } else { oldest = slot }
