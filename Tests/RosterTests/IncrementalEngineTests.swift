@@ -30,6 +30,22 @@ struct IncrementalEngineTests {
         #expect(controller.indexPath(for: object.key) == path)
     }
 
+    /// A query sectioned by its own key has a section per object, named by the key, from
+    /// the first fetch on (the fetch counts them as it reads, without comparing names).
+    @Test func aQuerySectionedByItsKeyHasASectionPerObject() throws {
+        let store = try makeStore(rows: 50)
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Post", sortKeys: [SortKey("id")], sectionAttribute: "id"))
+        let recorder = GroupRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        #expect(controller.numberOfSections == 50)
+        #expect(try controller.sections.map(\.name) == (1...50).map { .string(String(format: "p%05d", $0)) })
+        #expect(try controller.sections.allSatisfy { $0.objects.count == 1 })
+        try store.insert("Post", ["id": "p00000", "title": "first", "day": "d00", "rank": 0, "score": 0.0, "pinned": false])
+        #expect(controller.numberOfSections == 51)
+        #expect(recorder.takeGroups().first?.sectionChanges == [SectionChange(type: .insert, index: 0, section: "p00000")])
+    }
+
     /// A commit that touches more rows than the row cache holds (4,096): the engine caches
     /// only the last of them, and still never serves an old row — neither to the delegate
     /// nor afterwards, for rows edited in place or moved.

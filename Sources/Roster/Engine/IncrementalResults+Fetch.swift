@@ -9,8 +9,12 @@ extension IncrementalResults {
         guard scan.count > 0 else { return ([], [:]) }
         guard query.sectionIndex != nil else { return ([.null], [.null: scan.count]) }
         guard slots.first.flatMap({ $0 }) != nil else {
-            // Sectioned by the key: a section per row.
-            return (scan.keys, Dictionary(uniqueKeysWithValues: scan.keys.lazy.map { ($0, 1) }))
+            // Sectioned by the key: a section per row. (Counted, not built with
+            // `uniqueKeysWithValues`, which traps should a foreign table repeat a key.)
+            var counts: [Value: Int] = [:]
+            counts.reserveCapacity(scan.count)
+            for key in scan.keys { counts[key] = 1 }
+            return (scan.keys, counts)
         }
         var names: [Value] = []
         var counts: [Value: Int] = [:]

@@ -48,6 +48,8 @@ extension SQLiteStorage {
     func orderedScan(_ query: BoundQuery) throws(StoreError) -> OrderedScan {
         let types = query.orderColumns.map { query.entity.attributes[$0].type }
         var scan = OrderedScan(width: types.count - 1)
+        // Only a sectioned query needs to know where its first sort value changes.
+        let notesRuns = query.sectionIndex != nil && scan.width > 0
         var previous = [Value](repeating: .null, count: scan.width)
         do {
             let statement = try reader.prepare(query.orderSQL)
@@ -63,7 +65,7 @@ extension SQLiteStorage {
                     previous[position] = value
                     scan.sortValues.append(value)
                 }
-                if firstIsNew && scan.width > 0 { scan.firstValueRuns.append(scan.keys.count - 1) }
+                if firstIsNew && notesRuns { scan.firstValueRuns.append(scan.keys.count - 1) }
             }
         } catch {
             throw .database(error)

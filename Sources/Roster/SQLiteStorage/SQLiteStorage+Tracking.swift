@@ -53,11 +53,10 @@ extension SQLiteStorage {
     /// Creates the change logs in one write transaction, each from the entity's definition
     /// as the file records it then (another process may have migrated it), skipping those
     /// another process created meanwhile.
+    ///
+    /// The store refuses a read-only store's first watch before it gets here, with the
+    /// reason; should it not, SQLite refuses the write (`readonly`) and nothing changes.
     func startTracking(_ entities: [Entity]) throws(StoreError) {
-        guard !writer.isReadOnly else {
-            let names = entities.map(\.name).joined(separator: ", ")
-            throw .schemaMismatch(entity: names, reason: "it has no change log yet (it is created when a live query first watches the entity), and a read-only store cannot create one: open the store read-write once and watch the entity, or have a read-write process watch it first")
-        }
         do { try writer.execute("BEGIN IMMEDIATE") } catch { throw .database(error) }
         do throws(StoreError) {
             let versionBefore: Int64

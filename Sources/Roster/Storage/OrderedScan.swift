@@ -16,8 +16,8 @@ struct OrderedScan {
     /// Row *i*'s sort values are `sortValues[i * width ..< (i + 1) * width]`, in
     /// ``BoundQuery/orderColumns`` order after the key.
     var sortValues: [Value] = []
-    /// The rows whose first sort value differs from the previous row's (the first row
-    /// always); empty when `width` is 0.
+    /// For a sectioned query, the rows whose first sort value (the section) differs from
+    /// the previous row's, the first row always; empty otherwise, and when `width` is 0.
     var firstValueRuns: [Int] = []
 
     init(width: Int) {
