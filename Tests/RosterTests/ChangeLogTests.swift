@@ -128,7 +128,7 @@ struct ChangeLogTests {
         try body(path)
     }
 
-    @Test(arguments: ["5", "99", "0", "'3'", "3.0", "x'03'"])
+    @Test(arguments: ["6", "99", "0", "'3'", "3.0", "x'03'"])
     func aFileWithAnUnknownLogFormatIsRefusedAndLeftAsItWas(format: String) throws {
         try withStoreFile { path in
             // A newer Roster, or someone else, wrote another format and its own trigger.
@@ -150,6 +150,33 @@ struct ChangeLogTests {
             #expect(message.contains("log_format") || message.contains("newer Roster"), "\(message)")
             #expect(try fileState() == before)
             connection.close()
+        }
+    }
+
+    /// Format 4's update trigger compared values by the column's collation; opening the
+    /// file writes format 5's, which compares by bytes, and keeps the log.
+    @Test func aFileWithLogFormat4GetsTriggersThatCompareByBytes() throws {
+        try withStoreFile { path in
+            let connection = try Connection(path: path)
+            defer { connection.close() }
+            func updateTrigger() throws -> String {
+                let statement = try connection.prepare("SELECT sql FROM sqlite_master WHERE name = '_roster_Post_update'")
+                guard try statement.step(), case let .string(sql) = statement.column(0) else { return "" }
+                return sql
+            }
+            func format() throws -> Value {
+                let statement = try connection.prepare("SELECT value FROM _roster_meta WHERE name = 'log_format'")
+                return try statement.step() ? statement.column(0) : .null
+            }
+            let current = try updateTrigger()
+            #expect(current.contains("COLLATE BINARY"))
+            // As format 4 wrote it.
+            let old = current.replacingOccurrences(of: " COLLATE BINARY", with: "")
+            try connection.execute("DROP TRIGGER _roster_Post_update; \(old); UPDATE _roster_meta SET value = 4 WHERE name = 'log_format'")
+            #expect(try !updateTrigger().contains("COLLATE BINARY"))
+            _ = try Store(path: path)
+            #expect(try format() == .integer(Int64(SchemaCatalog.logFormat)))
+            #expect(try updateTrigger() == current)
         }
     }
 

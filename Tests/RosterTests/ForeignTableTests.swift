@@ -105,6 +105,15 @@ struct ForeignTableTests {
         try setup.store.pollExternalChanges()
         #expect(setup.keys == ["p3", "p2", "p1", "p4"])
         #expect(try setup.isExact())
+        // A change of letter case alone is a change: 'A' → 'a' moves p3 after 'B', next to
+        // p1 (its equal by bytes, which its key follows), and makes its row new.
+        _ = setup.recorder.takeGroups()
+        try setup.other.execute("UPDATE Post SET title = 'a' WHERE id = 'p3'")
+        try setup.store.pollExternalChanges()
+        #expect(setup.keys == ["p2", "p1", "p3", "p4"])
+        #expect(setup.controller.object(at: IndexPath(item: 2, section: 0))?["title"] == "a")
+        #expect(setup.recorder.takeGroups().count == 1)
+        #expect(try setup.isExact())
         #expect(setup.recorder.errors.isEmpty)
     }
 

@@ -24,7 +24,9 @@ extension SchemaCatalog {
         // Entity names are identifiers (letters, digits, '_'), so they are safe inside a string literal.
         let log = "INSERT INTO _roster_changes(entity, key) VALUES ('\(entity.name)',"
         let saveOld = "INSERT INTO \(before)(\(beforeSequenceColumn), \(names.joined(separator: ", "))) VALUES (last_insert_rowid(), \(names.map { "OLD.\($0)" }.joined(separator: ", ")));"
-        let changed = names.map { "OLD.\($0) IS NOT NEW.\($0)" }.joined(separator: " OR ")
+        // By bytes, whatever collation another process gave the column: `'a'` to `'A'` is a
+        // change (the contract orders text by bytes).
+        let changed = names.map { "OLD.\($0) IS NOT NEW.\($0) COLLATE BINARY" }.joined(separator: " OR ")
         func trigger(_ kind: String) -> String { Identifier.quoted("_roster_\(entity.name)_\(kind)") }
         var sql = ""
         for kind in ["insert", "replace", "update", "delete"] { sql += "DROP TRIGGER IF EXISTS \(trigger(kind));\n" }
@@ -38,7 +40,7 @@ extension SchemaCatalog {
             CREATE TRIGGER \(trigger("update")) AFTER UPDATE ON \(table) WHEN \(changed) BEGIN
                 \(log) OLD.\(key));
                 \(saveOld)
-                INSERT INTO _roster_changes(entity, key) SELECT '\(entity.name)', NEW.\(key) WHERE NEW.\(key) IS NOT OLD.\(key);
+                INSERT INTO _roster_changes(entity, key) SELECT '\(entity.name)', NEW.\(key) WHERE NEW.\(key) IS NOT OLD.\(key) COLLATE BINARY;
             END;
             CREATE TRIGGER \(trigger("delete")) AFTER DELETE ON \(table) BEGIN \(log) OLD.\(key)); \(saveOld) END;
 

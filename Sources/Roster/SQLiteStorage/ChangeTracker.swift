@@ -117,7 +117,7 @@ final class ChangeTracker {
             SELECT c.key, b.\(SchemaCatalog.beforeSequenceColumn) IS NOT NULL, \(columns("b")), \(columns("t"))
             FROM (SELECT key, min(seq) AS first FROM _roster_changes WHERE seq > ? AND seq <= ? AND entity = ? GROUP BY key) AS c
             LEFT JOIN \(SchemaCatalog.beforeTable(entity)) AS b ON b.\(SchemaCatalog.beforeSequenceColumn) = c.first
-            LEFT JOIN \(Identifier.quoted(entity.name)) AS t ON t.\(Identifier.quoted(entity.key.name)) = c.key
+            LEFT JOIN \(Identifier.quoted(entity.name)) AS t ON t.\(Identifier.quoted(entity.key.name)) = c.key AND t.\(Identifier.quoted(entity.key.name)) = c.key COLLATE BINARY
             """)
         rowStatements[entity.name] = statement
         return statement

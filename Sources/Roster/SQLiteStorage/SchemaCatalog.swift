@@ -22,8 +22,11 @@ enum SchemaCatalog {
     /// before-images under a column `seq`, 3 names that column `_roster_seq`, 4 creates an
     /// entity's change log when it is first watched rather than when it is defined (so an
     /// entity may have none; a Roster that writes format 3 would assume it has one, miss
-    /// its writes, and must refuse the file). A format 3 file is a valid format 4 one.
-    static let logFormat = 4
+    /// its writes, and must refuse the file). A format 3 file is a valid format 4 one. 5
+    /// compares values in the update trigger by bytes (`COLLATE BINARY`), as the contract
+    /// orders them: with a column another process rebuilt `COLLATE NOCASE`, format 4 took
+    /// a change of letter case for no change, and logged nothing.
+    static let logFormat = 5
     /// The oldest format whose files a read-only store reads as they are.
     static let oldestReadableFormat = 3
     /// The column of a before-image table that holds the log entry's `seq`.
@@ -41,7 +44,10 @@ enum SchemaCatalog {
     ///   entities that have triggers (every entity, in a file Roster wrote);
     /// - format 2 (before-images under `seq`): renames that column `_roster_seq` in the
     ///   before-image tables and their triggers (see ``renameSequenceColumns(of:on:)``);
-    /// - format 3: nothing to change (every entity has its change log).
+    /// - formats 3 and 4: the triggers of the entities that have them are written again
+    ///   (format 5's compare values by bytes).
+    ///
+    /// Every older format ends with the triggers written again, as format 1's are.
     ///
     /// - Throws: ``StoreError/database(_:)`` for a format newer than ``logFormat`` or one
     ///   no Roster wrote, without changing anything.
@@ -82,16 +88,14 @@ enum SchemaCatalog {
             throw error
         }
         var sql = ""
-        if format == 1 {
-            // Only entities that have a change log get the current one: an entity nobody
-            // watches needs none (it is created when a live query first watches it).
-            let logged: Set<String>
-            do { logged = try entitiesWithTriggers(on: connection) } catch {
-                if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
-                throw .database(error)
-            }
-            for entity in entities where logged.contains(entity.name.lowercased()) { sql += changeLog(for: entity) }
+        // Only entities that have a change log get the current one: an entity nobody
+        // watches needs none (it is created when a live query first watches it).
+        let logged: Set<String>
+        do { logged = try entitiesWithTriggers(on: connection) } catch {
+            if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
+            throw .database(error)
         }
+        for entity in entities where logged.contains(entity.name.lowercased()) { sql += changeLog(for: entity) }
         sql += "INSERT OR REPLACE INTO _roster_meta(name, value) VALUES ('log_format', \(logFormat));\nCOMMIT;"
         try run(sql, on: connection)
     }
