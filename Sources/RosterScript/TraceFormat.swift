@@ -122,7 +122,7 @@ package struct TraceFormat {
     /// A key or name: strings in single quotes, other values as compact JSON.
     private func text(_ value: JSONValue?) -> String {
         guard let value else { return "?" }
-        if let string = value.stringValue, case .string = value { return "'\(string)'" }
+        if let string = value.stringValue { return "'\(string)'" }
         return value.serialized()
     }
 }

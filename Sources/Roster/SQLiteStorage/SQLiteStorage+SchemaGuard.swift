@@ -118,6 +118,9 @@ extension SQLiteStorage {
                 return "the column '\(attribute.name)' of its table is now \(type), not \(attribute.type.columnType)"
             }
         }
+        guard !primaryKey.isEmpty else {
+            return "its table has no primary key any more (it was the key '\(entity.key.name)'), so rows may share a key"
+        }
         guard primaryKey == [entity.key.name.lowercased()] else {
             return "its table's primary key is now (\(primaryKey.joined(separator: ", "))), not its key '\(entity.key.name)', so rows may share a key"
         }
