@@ -59,8 +59,14 @@ public struct BatchAdapter: Sendable {
             deletedSections.contains(from.section) || insertedSections.contains(to.section)
         }
 
-        // An updated item that also moves needs fresh content at its destination: split its move.
-        let updatedSources = Set(group.objectChanges.lazy.filter { $0.type == .update }.compactMap { $0.from })
+        // An updated item that also moves needs fresh content at its destination: split its
+        // move. (Only a group that keeps moves and has some needs the set.)
+        var updatedSources = Set<IndexPath>()
+        if keepsMoves && group.objectChanges.contains(where: { $0.type == .move }) {
+            for change in group.objectChanges where change.type == .update {
+                if let from = change.from { updatedSources.insert(from) }
+            }
+        }
 
         for change in group.objectChanges {
             switch (change.type, change.from, change.to) {

@@ -37,130 +37,22 @@ public enum SnapshotDiff {
         to new: [ListSection<S, I>],
         isUpdated: (I) -> Bool
     ) -> ChangeGroup<S, I> {
-        let oldLocations = locationsByItem(old)
-        let newLocations = locationsByItem(new)
-        let runs = InPlaceRuns(old: old, new: new, newLocations: newLocations, isUpdated: isUpdated)
-        let sections = SectionMatching(old: old.map(\.id), new: new.map(\.id)) { oldIndex, _ in
-            runs.keptCount[oldIndex]
-        }
-        var group = ChangeGroup<S, I>()
-        for (oldIndex, keptAs) in sections.keptNewIndexByOldIndex.enumerated() where keptAs == nil {
-            group.sectionChanges.append(SectionChange(type: .delete, index: oldIndex, section: old[oldIndex].id))
-        }
-        for (newIndex, isKept) in sections.isNewSectionKept.enumerated() where !isKept {
-            group.sectionChanges.append(SectionChange(type: .insert, index: newIndex, section: new[newIndex].id))
-        }
+        var newItems: [I] = []
+        newItems.reserveCapacity(new.reduce(0) { $0 + $1.items.count })
+        for section in new { newItems.append(contentsOf: section.items) }
+        var newPositionOfItem: [I: Int32] = [:]
+        newPositionOfItem.reserveCapacity(newItems.count)
+        for (position, item) in newItems.enumerated() { newPositionOfItem[item] = Int32(position) }
 
-        let movedItems = runs.itemsToMove(old: old, newLocations: newLocations, sections: sections)
+        var oldItems: [I] = []
+        oldItems.reserveCapacity(old.reduce(0) { $0 + $1.items.count })
+        for section in old { oldItems.append(contentsOf: section.items) }
+        let newPosition = oldItems.map { newPositionOfItem[$0] ?? -1 }
 
-        var inserts: [ObjectChange<I>] = []
-        var moves: [ObjectChange<I>] = []
-        for (sectionIndex, section) in new.enumerated() {
-            for (itemIndex, item) in section.items.enumerated() {
-                let to = ItemLocation(section: sectionIndex, item: itemIndex)
-                if let from = oldLocations[item] {
-                    if movedItems.contains(item) {
-                        moves.append(ObjectChange(type: .move, item: item, from: from.indexPath, to: to.indexPath))
-                    }
-                } else {
-                    inserts.append(ObjectChange(type: .insert, item: item, from: nil, to: to.indexPath))
-                }
-            }
-        }
-
-        var deletes: [ObjectChange<I>] = []
-        var updates: [ObjectChange<I>] = []
-        for (sectionIndex, section) in old.enumerated() {
-            for (itemIndex, item) in section.items.enumerated() {
-                let from = ItemLocation(section: sectionIndex, item: itemIndex)
-                if let to = newLocations[item] {
-                    if !movedItems.contains(item) && isUpdated(item) {
-                        updates.append(ObjectChange(type: .update, item: item, from: from.indexPath, to: to.indexPath))
-                    }
-                } else {
-                    deletes.append(ObjectChange(type: .delete, item: item, from: from.indexPath, to: nil))
-                }
-            }
-        }
-
-        group.objectChanges = inserts + deletes + moves + updates
-        return group
+        return PositionDiff.changes(
+            from: SnapshotShape(sections: old.map(\.id), counts: old.map(\.items.count)),
+            to: SnapshotShape(sections: new.map(\.id), counts: new.map(\.items.count)),
+            newPosition: newPosition,
+            oldItem: { oldItems[$0] }, newItem: { newItems[$0] }, isUpdated: { isUpdated(oldItems[$0]) })
     }
-
-    /// Every item's location in `sections`.
-    private static func locationsByItem<S, I>(_ sections: [ListSection<S, I>]) -> [I: ItemLocation] {
-        var locations: [I: ItemLocation] = [:]
-        locations.reserveCapacity(sections.reduce(0) { $0 + $1.items.count })
-        for (sectionIndex, section) in sections.enumerated() {
-            for (itemIndex, item) in section.items.enumerated() {
-                locations[item] = ItemLocation(section: sectionIndex, item: itemIndex)
-            }
-        }
-        return locations
-    }
-}
-
-/// For each old section whose identifier is among the new sections: which of its items would
-/// stay in place if the section stays, that is a heaviest run of the items that land in its
-/// namesake whose new order agrees with their old order.
-private struct InPlaceRuns<S: Hashable & Sendable, I: Hashable & Sendable> {
-    /// Per old section, how many items stay in place if it stays (0 for a section not in `new`).
-    private(set) var keptCount: [Int]
-    /// Per old section, the staying items that move even if it stays: those that land in
-    /// another section and those outside its in-place run.
-    private var movedIfKept: [[I]]
-
-    init(old: [ListSection<S, I>], new: [ListSection<S, I>], newLocations: [I: ItemLocation], isUpdated: (I) -> Bool) {
-        var newIndexByID: [S: Int] = [:]
-        newIndexByID.reserveCapacity(new.count)
-        for (index, section) in new.enumerated() { newIndexByID[section.id] = index }
-        keptCount = [Int](repeating: 0, count: old.count)
-        movedIfKept = [[I]](repeating: [], count: old.count)
-        for (oldSectionIndex, section) in old.enumerated() {
-            guard let namesake = newIndexByID[section.id] else { continue }
-            var candidates: [I] = []
-            var candidateNewItemIndexes: [Int] = []
-            for item in section.items {
-                guard let to = newLocations[item] else { continue }
-                if to.section == namesake {
-                    candidates.append(item)
-                    candidateNewItemIndexes.append(to.item)
-                } else {
-                    movedIfKept[oldSectionIndex].append(item)
-                }
-            }
-            // Among equally few moves, keep unchanged items in place and move edited ones.
-            let staysInOrder = heaviestIncreasingSubsequenceMembers(
-                candidateNewItemIndexes, weights: candidates.map { (1, isUpdated($0) ? 0 : 1) })
-            for (item, isInOrder) in zip(candidates, staysInOrder) {
-                if isInOrder {
-                    keptCount[oldSectionIndex] += 1
-                } else {
-                    movedIfKept[oldSectionIndex].append(item)
-                }
-            }
-        }
-    }
-
-    /// The staying items that must move: every staying item of a section that does not stay,
-    /// and, of a section that stays, those that change section or fall outside its run.
-    func itemsToMove(old: [ListSection<S, I>], newLocations: [I: ItemLocation], sections: SectionMatching<S>) -> Set<I> {
-        var moved = Set<I>()
-        for (oldSectionIndex, section) in old.enumerated() {
-            if sections.keptNewIndexByOldIndex[oldSectionIndex] != nil {
-                moved.formUnion(movedIfKept[oldSectionIndex])
-            } else {
-                for item in section.items where newLocations[item] != nil { moved.insert(item) }
-            }
-        }
-        return moved
-    }
-}
-
-/// Where an item is, as two plain integers: cheaper to store and hash than an `IndexPath`.
-private struct ItemLocation {
-    var section: Int
-    var item: Int
-
-    var indexPath: IndexPath { IndexPath(item: item, section: section) }
 }

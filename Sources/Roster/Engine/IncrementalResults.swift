@@ -22,8 +22,8 @@ final class IncrementalResults {
     let query: BoundQuery
     let arena: Arena
     private(set) var tree: CountedBTree<Int32>
-    private var sectionNames: CountedBTree<Value>
-    private var sectionCounts: [Value: Int] = [:]
+    private(set) var sectionNames: CountedBTree<Value>
+    private(set) var sectionCounts: [Value: Int] = [:]
     let cache: RowCache
 
     static let probeID: Int32 = -1

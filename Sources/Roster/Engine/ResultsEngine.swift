@@ -30,9 +30,31 @@ protocol ResultsEngine: AnyObject {
     ///
     /// - Throws: when a read it needs fails; the results are then as they were.
     func apply(touched: [Value: TouchedRow]) throws(StoreError) -> QueryChange?
+    /// The change from these results to `new` (the same query, re-fetched), given the rows
+    /// the commit touched: which staying rows changed, and the rows of those that left.
+    func change(to new: any ResultsEngine, touched: [Value: TouchedRow]) -> QueryChange?
 }
 
-extension IncrementalResults: ResultsEngine {}
+extension ResultsEngine {
+    /// Diffs whole snapshots of keys.
+    func change(to new: any ResultsEngine, touched: [Value: TouchedRow]) -> QueryChange? {
+        snapshotChange(to: new, touched: touched)
+    }
+
+    /// The change to `new` found by diffing whole snapshots of keys.
+    func snapshotChange(to new: any ResultsEngine, touched: [Value: TouchedRow]) -> QueryChange? {
+        QueryChange.diff(from: snapshot, to: new.snapshot, isUpdated: { touched[$0]?.isChanged ?? false },
+                         removedRow: { touched[$0]?.before ?? self.knownRow(forKey: $0) }).change
+    }
+}
+
+extension IncrementalResults: ResultsEngine {
+    /// Diffs by ids when `new` is incremental too (``change(from:to:touched:)``), else whole snapshots.
+    func change(to new: any ResultsEngine, touched: [Value: TouchedRow]) -> QueryChange? {
+        guard let new = new as? IncrementalResults else { return snapshotChange(to: new, touched: touched) }
+        return Self.change(from: self, to: new, touched: touched)
+    }
+}
 
 /// The simple engine: a sorted array of rows, re-fetched and diffed.
 final class RefetchingResults: ResultsEngine {

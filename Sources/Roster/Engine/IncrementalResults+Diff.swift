@@ -1,0 +1,74 @@
+import RosterUpdates
+
+extension IncrementalResults {
+    /// The results' sections and their row counts, in order.
+    var shape: SnapshotShape<Value> {
+        let names = sectionNames.elements
+        return SnapshotShape(sections: names, counts: names.map { sectionCounts[$0, default: 0] })
+    }
+
+    /// The change from `old` to `new` by ``SnapshotDiff``'s rules, worked out on the two
+    /// engines' ids: where each old row went is one lookup of its key in `new`'s key index,
+    /// and neither snapshot of keys is built. The re-fetch path of a bulk commit.
+    ///
+    /// - Parameters:
+    ///   - old: the results the delegate saw.
+    ///   - new: the results now, typically re-fetched.
+    ///   - touched: the commit's rows: which staying rows changed values, and the rows of
+    ///     those that left.
+    /// - Returns: the change, or nil when there is none.
+    /// - Complexity: O(*n*) for *n* rows, plus O(*r* log *r*) for the *r* runs of rows that
+    ///   keep their neighbours.
+    static func change(from old: IncrementalResults, to new: IncrementalResults, touched: [Value: TouchedRow]) -> QueryChange? {
+        let oldIDs = old.tree.elements
+        let newIDs = new.tree.elements
+        var rankOfNewID = [Int32](repeating: -1, count: new.arena.keys.count)
+        for (rank, id) in newIDs.enumerated() { rankOfNewID[Int(id)] = Int32(rank) }
+        // Walk both orders together: while the rows line up, the old row at hand is the new
+        // row at hand, found with one comparison of keys. A row that does not line up is
+        // looked up by key. When it is further down, either it moved down (the next old
+        // row lines up with the new row at hand: stay) or the new rows before it were
+        // inserted or moved up (skip to it; those moved are looked up in their turn).
+        var newPosition = [Int32](repeating: -1, count: oldIDs.count)
+        var isMatched = [Bool](repeating: false, count: newIDs.count)
+        var next = 0
+        for (position, id) in oldIDs.enumerated() {
+            let key = old.arena.keys[Int(id)]
+            while next < newIDs.count && isMatched[next] { next += 1 }
+            let target: Int
+            if next < newIDs.count && new.arena.keys[Int(newIDs[next])] == key {
+                target = next
+            } else if let newID = new.arena.id(forKey: key) {
+                target = Int(rankOfNewID[Int(newID)])
+            } else {
+                continue
+            }
+            newPosition[position] = Int32(target)
+            isMatched[target] = true
+            if target == next {
+                next += 1
+            } else if target > next {
+                let movedDown = position + 1 < oldIDs.count && old.arena.keys[Int(oldIDs[position + 1])] == new.arena.keys[Int(newIDs[next])]
+                if !movedDown { next = target + 1 }
+            }
+        }
+        var isChangedID = [Bool](repeating: false, count: old.arena.keys.count)
+        for (key, row) in touched where row.isChanged {
+            if let id = old.arena.id(forKey: key) { isChangedID[Int(id)] = true }
+        }
+        let oldShape = old.shape
+        let group = PositionDiff.changes(
+            from: oldShape, to: new.shape, newPosition: newPosition,
+            oldItem: { old.arena.keys[Int(oldIDs[$0])] }, newItem: { new.arena.keys[Int(newIDs[$0])] },
+            isUpdated: { isChangedID[Int(oldIDs[$0])] })
+        guard !group.isEmpty else { return nil }
+        var change = QueryChange(group: group)
+        for object in group.objectChanges where object.type == .delete {
+            change.removedRows[object.item] = touched[object.item]?.before ?? old.knownRow(forKey: object.item)
+        }
+        for section in group.sectionChanges where section.type == .delete {
+            change.oldSectionCounts[section.index] = oldShape.counts[section.index]
+        }
+        return change
+    }
+}
