@@ -52,7 +52,7 @@ struct IncrementalEngineTests {
     @Test func aCommitLargerThanTheRowCacheReportsAndKeepsEveryRowCurrent() throws {
         let store = try makeStore(rows: 10_000)
         let controller = try ResultsController(store: store, request: request())
-        controller.bulkFraction = 1   // row by row, whatever the share
+        controller.forcedCommitPath = .rowByRow
         final class Reported: ResultsControllerDelegate {
             var objects: [Object] = []
             func controller(_ controller: ResultsController, didChange object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) {

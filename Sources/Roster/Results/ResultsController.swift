@@ -42,10 +42,11 @@ public final class ResultsController: LiveQueryRequest {
     /// Set when a read failed during a delivery: why the next delivery must re-fetch, and
     /// the results the delegate last saw, which the resync group starts from.
     var pendingResync: (reason: ResyncReason, seen: [ListSection<Value, Value>])?
-    /// A commit that touches more than this fraction of the results is handled by
-    /// re-fetching the results and diffing them whole, which is cheaper than moving that
-    /// many rows one by one. The default was chosen by measurement (Docs/Performance.md).
-    public var bulkFraction = 0.3
+    /// The path every commit takes through the incremental engine, for the benchmarks and
+    /// tests that compare the two; nil (the default) takes the one estimated cheaper for
+    /// each commit (``CommitPath/cheaper(touched:results:)``). Either path reports the same
+    /// change.
+    package var forcedCommitPath: CommitPath?
 
     /// Creates a controller; call ``performFetch()`` to load the results and start tracking.
     ///
@@ -192,8 +193,8 @@ extension ResultsController: StoreObserver {
         }
         let touched = changes.rows(of: query.entity)
         guard !touched.isEmpty || !pendingUserEdits.isEmpty else { return }
-        let isBulk = Double(touched.count) > bulkFraction * Double(max(engine.count, 64))
-        if pendingUserEdits.isEmpty && !isBulk {
+        let path = forcedCommitPath ?? CommitPath.cheaper(touched: touched.count, results: engine.count)
+        if pendingUserEdits.isEmpty && path == .rowByRow {
             do {
                 report(try engine.apply(touched: touched), in: engine, from: nil, touched: touched)
             } catch {
@@ -248,11 +249,9 @@ extension ResultsController: StoreObserver {
     /// A bulk change: re-fetch and diff whole snapshots; updates are the touched rows whose
     /// values changed.
     private func reportBulkChange(touched: [Value: TouchedRow], from previous: any ResultsEngine, to refetched: any ResultsEngine) {
-        let old = previous.snapshot
+        let change = previous.change(to: refetched, touched: touched)
         engine = refetched
-        let (change, _) = QueryChange.diff(from: old, to: refetched.snapshot, isUpdated: { touched[$0]?.isChanged ?? false },
-                                           removedRow: { touched[$0]?.before ?? previous.knownRow(forKey: $0) })
-        report(change, in: refetched, from: old)
+        report(change, in: refetched, from: nil, touched: touched)
     }
 
     /// A change that starts from the list as the user left it: apply, then diff whole

@@ -1,47 +1,65 @@
 import Roster
 
-/// `crossover`: commits that change 1 % to 40 % of the rows, handled by the incremental
-/// engine row by row (`bulkFraction = 1`) and by re-fetching the results and diffing them
-/// whole (`bulkFraction = 0`): commit → batch ready for each. Where the second gets
-/// cheaper is where `ResultsController.bulkFraction` should be.
+/// `crossover`: commits that change 1 % to 100 % of the rows, handled by the incremental
+/// engine row by row, by re-fetching the results and diffing them by ids, and by the path
+/// the controller chooses by estimated cost (`CommitPath.cheaper`): commit → batch ready
+/// for each. The last column is the chosen path's time over the cheaper one's.
 enum CrossoverScenario {
-    static let shares = [0.01, 0.05, 0.10, 0.20, 0.40]
+    /// Shares of the rows changed, as the modulus of `rowid % m = r`: 1, 5, 10, 20, 33, 50
+    /// and 100 %.
+    static let moduli: [Int64] = [100, 20, 10, 5, 3, 2, 1]
 
     static let table = TextTable([
-        ("N", 9), ("share", 7), ("rows changed", 12), ("row by row ms", 14), ("re-fetch ms", 14), ("re-fetch / row by row", 22),
+        ("N", 9), ("share", 7), ("rows changed", 12), ("row by row ms", 14), ("re-fetch ms", 12),
+        ("chosen ms", 10), ("chosen path", 12), ("chosen / cheaper", 17), ("floor ms", 9), ("re-fetch / floor", 17),
     ])
 
     static func run(_ configuration: BenchmarkConfiguration, reporter: BenchmarkReporter) throws {
         reporter.print("")
         reporter.print("crossover: UPDATE a share of the rows (rank = rank + 1), one live query handling it")
-        reporter.print("  row by row (bulkFraction 1) or by re-fetch and diff (bulkFraction 0); commit→batch ms, median of \(configuration.rounds)")
+        reporter.print("  row by row, by re-fetch and diff, and by the path chosen by estimated cost; commit→batch ms, median of \(configuration.rounds)")
+        reporter.print("  floor: raw sqlite3 stepping the query's ORDER BY (key and sort columns), in the same rounds")
         table.header.forEach(reporter.print)
         for size in configuration.sizes {
             reporter.progress("crossover N=\(size): filling the table")
             let fixture = try PostFixture(size: size)
-            for share in shares {
-                var medians: [Double] = []
+            let database = try RawDatabase(path: fixture.store.path)
+            for modulus in moduli {
+                let share = Int((100 / Double(modulus)).rounded())
+                let paths: [CommitPath?] = [.rowByRow, .refetch, nil]
+                var times = [Durations](repeating: Durations(), count: paths.count)
+                var floor = Durations()
                 var changed = 0
-                for fraction in [1.0, 0.0] {
-                    let (controller, probe) = try fixture.liveQuery()
-                    controller.bulkFraction = fraction
-                    var times = Durations()
-                    for round in 0..<configuration.rounds {
-                        let modulus = Int64((1 / share).rounded())
+                // The paths take turns within each round, so that the machine's drifts
+                // touch all three alike; each gets a fresh live query, and its own rows.
+                for round in 0..<configuration.rounds {
+                    for (index, path) in paths.enumerated() {
+                        let (controller, probe) = try fixture.liveQuery()
+                        controller.forcedCommitPath = path
+                        let residue = Int64(round * paths.count + index) % modulus
                         let stamps = try WriteStamps.measure(probe: probe) {
                             try fixture.store.execute("UPDATE Post SET rank = rank + 1 WHERE rowid % ? = ?",
-                                                      arguments: [.integer(modulus), .integer(Int64(round) % modulus)])
+                                                      arguments: [.integer(modulus), .integer(residue)])
                         }
-                        if let ready = stamps.commitToBatch { times.append(ready) }
+                        if let ready = stamps.commitToBatch { times[index].append(ready) }
                         changed = probe.group?.objectChanges.count ?? changed
+                        withExtendedLifetime(controller) {}
                     }
-                    withExtendedLifetime(controller) {}
-                    medians.append(times.median)
-                    reporter.record(.crossover, size: size, "\(fraction == 1 ? "row_by_row" : "refetch").share_\(Int(share * 100))", times)
+                    floor.append(try MonotonicClock.measure { try FetchScenario.FloorRows.read(database) }.nanoseconds)
                 }
-                reporter.print(table.line([String(size), "\(Int(share * 100)) %", String(changed),
+                for (index, name) in ["row_by_row", "refetch", "chosen"].enumerated() {
+                    reporter.record(.crossover, size: size, "\(name).share_\(share)", times[index])
+                }
+                let medians = times.map(\.median)
+                let chosen = CommitPath.cheaper(touched: changed, results: size)
+                let cheaper = min(medians[0], medians[1])
+                reporter.record(.crossover, size: size, "chosen_over_cheaper.share_\(share)", medians[2] / cheaper, unit: "ratio")
+                reporter.record(.crossover, size: size, "refetch_over_floor.share_\(share)", medians[1] / floor.median, unit: "ratio")
+                reporter.print(table.line([String(size), "\(share) %", String(changed),
                                            Format.fixed(medians[0], decimals: 2), Format.fixed(medians[1], decimals: 2),
-                                           Format.ratio(medians[1] / medians[0])]))
+                                           Format.fixed(medians[2], decimals: 2), chosen == .rowByRow ? "row by row" : "re-fetch",
+                                           Format.ratio(medians[2] / cheaper), Format.fixed(floor.median, decimals: 2),
+                                           Format.ratio(medians[1] / floor.median)]))
             }
         }
     }

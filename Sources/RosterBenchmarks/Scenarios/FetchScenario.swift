@@ -27,7 +27,7 @@ enum FetchScenario {
     }
 
     /// The floor's result: the key and sort columns, nothing else.
-    private struct FloorRows {
+    struct FloorRows {
         var ids: [String] = []
         var days: [String] = []
         var ranks: [Int64] = []
