@@ -34,6 +34,7 @@ public struct BatchAdapter: Sendable {
     /// - Returns: The batch: every list sorted ascending, no path twice, no item operation
     ///   inside a deleted or inserted section, no path both reloaded and deleted.
     /// - Complexity: O(*e* log *e*) for *e* events, expected (hashing).
+    @inlinable
     public func batch<S, I>(for group: ChangeGroup<S, I>) -> BatchUpdate {
         var deletedSections = Set<Int>()
         var insertedSections = Set<Int>()
