@@ -8,7 +8,8 @@ import Foundation
 /// by ids (``IncrementalResults/change(from:to:touched:)``), so it grows with *n*. Both
 /// then read the touched rows, report them and build the batch alike, so those costs are
 /// left out. The constants come from `roster bench --scenario crossover` (release build;
-/// Docs/Performance.md, "The crossover"): the cost of each path per row, in the same unit.
+/// Docs/Performance.md, "The re-fetch path by ids, and the path chosen by cost"): the cost
+/// of each path per row, in one unit (about one result row re-fetched and diffed).
 package enum CommitPath: Sendable, Hashable {
     /// Apply each touched row to the tree: O(*k* log *n*).
     case rowByRow

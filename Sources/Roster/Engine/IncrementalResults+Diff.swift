@@ -8,8 +8,9 @@ extension IncrementalResults {
     }
 
     /// The change from `old` to `new` by ``SnapshotDiff``'s rules, worked out on the two
-    /// engines' ids: where each old row went is one lookup of its key in `new`'s key index,
-    /// and neither snapshot of keys is built. The re-fetch path of a bulk commit.
+    /// engines' ids: where each old row went is found by walking both orders together
+    /// (one key comparison while rows line up, a key-index lookup where they do not), and
+    /// neither snapshot of keys is built. The re-fetch path of a bulk commit.
     ///
     /// - Parameters:
     ///   - old: the results the delegate saw.

@@ -246,8 +246,9 @@ extension ResultsController: StoreObserver {
         delegate?.controller(self, didFailWith: error)
     }
 
-    /// A bulk change: re-fetch and diff whole snapshots; updates are the touched rows whose
-    /// values changed.
+    /// A bulk change: the re-fetched results replace the old, diffed with them by the engine
+    /// (``ResultsEngine/change(to:touched:)``: by ids for the incremental engine); updates
+    /// are the touched rows whose values changed, reported from the commit's own rows.
     private func reportBulkChange(touched: [Value: TouchedRow], from previous: any ResultsEngine, to refetched: any ResultsEngine) {
         let change = previous.change(to: refetched, touched: touched)
         engine = refetched
