@@ -22,8 +22,11 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The preupdate hook that logs the store's own writes per transaction: C, because it
+        // runs for every row a statement changes (Docs/Architecture.md).
+        .target(name: "CRosterCapture", dependencies: ["CSQLite"]),
         .target(name: "RosterUpdates"),
-        .target(name: "Roster", dependencies: ["CSQLite", "RosterUpdates"]),
+        .target(name: "Roster", dependencies: ["CSQLite", "CRosterCapture", "RosterUpdates"]),
         .target(name: "RosterScript", dependencies: ["Roster", "RosterUpdates"]),
         .target(name: "RosterBenchmarks", dependencies: ["Roster", "RosterUpdates", "CSQLite"]),
         .executableTarget(

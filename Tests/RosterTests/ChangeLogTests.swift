@@ -28,17 +28,47 @@ struct ChangeLogTests {
         #expect(watched.controller.object(at: IndexPath(item: 1, section: 0))?["title"] == "new title")
     }
 
-    @Test func anUpdateLogsTheRowBeforeIt() throws {
+    @Test func aTransactionOfTheStoreIsLoggedAsOneBatchWithTheRowsBefore() throws {
+        let watched = try Watched()
+        let store = watched.store
+        let entries = try count("_roster_changes", in: store)
+        let beforeImages = try count("_roster_before_Post", in: store)
+        try store.write {
+            try store.update("Post", key: "p1", ["title": "changed"])
+            try store.delete("Post", key: "p3")
+            try store.insert("Post", ["id": "p9", "rank": 9])
+            try store.update("Post", key: "p1", ["title": "t"])
+        }
+        #expect(try count("_roster_changes", in: store) == entries + 1)
+        #expect(try count("_roster_before_Post", in: store) == beforeImages)
+        let batch = try newestBatch(in: store, entity: "Post")
+        // Each entry as [key] (inserted) or [key, title before]; unknown as [].
+        let shown = batch.map { entry -> [Value] in
+            switch entry {
+            case let .inserted(key): [key]
+            case let .before(key, row): [key, row[1]]
+            case .unknown: []
+            }
+        }
+        #expect(shown == [["p1", "t"], ["p3", "t"], ["p9"], ["p1", "changed"]])
+        // p1 was written back: the first entry holds its row before, so nothing is reported for it.
+        let groups = watched.recorder.takeGroups()
+        #expect(groups.count == 1)
+        #expect(Set(groups.first?.objectChanges.map(\.item) ?? []) == ["p3", "p9"])
+    }
+
+    @Test func anUpdateByAnotherConnectionLogsTheRowBeforeIt() throws {
         let watched = try Watched()
         let store = watched.store
         let before = try count("_roster_before_Post", in: store)
-        try store.update("Post", key: "p1", ["title": "changed"])
-        try store.delete("Post", key: "p3")
+        let other = try Connection(path: store.path)
+        try other.execute("UPDATE Post SET title = 'changed' WHERE id = 'p1'; DELETE FROM Post WHERE id = 'p3'")
         let statement = try store.writer.prepare("SELECT b.id, b.title FROM _roster_before_Post AS b ORDER BY _roster_seq DESC LIMIT 2")
         var rows: [[Value]] = []
         while try statement.step() { rows.append([statement.column(0), statement.column(1)]) }
         #expect(rows == [["p3", "t"], ["p1", "t"]])
         #expect(try count("_roster_before_Post", in: store) == before + 2)
+        other.close()
     }
 
     @Test func aQueryFetchedWhileOtherConnectionsChangesArePendingStartsAfterThem() throws {
@@ -128,7 +158,7 @@ struct ChangeLogTests {
         try body(path)
     }
 
-    @Test(arguments: ["6", "99", "0", "'3'", "3.0", "x'03'"])
+    @Test(arguments: ["7", "99", "0", "'3'", "3.0", "x'03'"])
     func aFileWithAnUnknownLogFormatIsRefusedAndLeftAsItWas(format: String) throws {
         try withStoreFile { path in
             // A newer Roster, or someone else, wrote another format and its own trigger.
@@ -237,12 +267,40 @@ struct ChangeLogTests {
         #expect(recorder.takeGroups().isEmpty)
         try store.update("Post", key: "p3", ["likes": nil])
         #expect(recorder.takeGroups().count == 1)
-        let statement = try store.writer.prepare("SELECT likes FROM _roster_before_Post ORDER BY _roster_seq DESC LIMIT 1")
-        _ = try statement.step()
-        #expect(statement.column(0) == .integer(4))
+        // The batch was read with the entity as the store knows it now: likes is its fifth value.
+        let batch = try newestBatch(in: store, entity: "Post")
+        guard case let .before(key, row)? = batch.first else {
+            Issue.record("expected a row before, got \(batch)")
+            return
+        }
+        #expect(key == "p3")
+        #expect(row.last == .integer(4))
     }
 
     @Test func pruningDropsBeforeImagesWithTheirLogEntries() throws {
+        let watched = try Watched()
+        let store = watched.store
+        let total = Int(ChangeTracker.retainedEntries) * 2 + 2_000
+        // Through another connection, so that the triggers log row by row.
+        let other = try Connection(path: store.path)
+        defer { other.close() }
+        try other.execute("""
+            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < \(total - 1))
+            INSERT INTO Post(id, rank) SELECT 'n' || i, 10 + i FROM n
+            """)
+        _ = try store.pollExternalChanges()
+        try other.execute("UPDATE Post SET title = 'all' WHERE id LIKE 'n%'")
+        _ = try store.pollExternalChanges()
+        #expect(try count("_roster_changes", in: store) <= ChangeTracker.retainedEntries)
+        #expect(try count("_roster_before_Post", in: store) <= ChangeTracker.retainedEntries)
+        #expect(try count("_roster_before_Post", in: store) > 0)
+        // Still tracking: the next write is reported.
+        _ = watched.recorder.takeGroups()
+        try store.update("Post", key: "p1", ["title": "after pruning"])
+        #expect(watched.recorder.takeGroups().count == 1)
+    }
+
+    @Test func pruningCountsTheRowsOfBatchesNotTheirEntries() throws {
         let watched = try Watched()
         let store = watched.store
         let total = Int(ChangeTracker.retainedEntries) * 2 + 2_000
@@ -250,10 +308,18 @@ struct ChangeLogTests {
             for index in 0..<total { try store.insert("Post", ["id": .string("n\(index)"), "rank": .integer(Int64(10 + index))]) }
         }
         try store.execute("UPDATE Post SET title = 'all' WHERE id LIKE 'n%'")
-        #expect(try count("_roster_changes", in: store) <= ChangeTracker.retainedEntries)
-        #expect(try count("_roster_before_Post", in: store) <= ChangeTracker.retainedEntries)
-        #expect(try count("_roster_before_Post", in: store) > 0)
-        // Still tracking: the next write is reported.
+        // Two entries hold 44,000 rows: the first is pruned, the newest kept for other readers.
+        let statement = try store.writer.prepare("SELECT value FROM _roster_meta WHERE name = 'pruned_through'")
+        _ = try statement.step()
+        guard case let .integer(prunedThrough) = statement.column(0) else {
+            Issue.record("pruned_through is not an integer")
+            return
+        }
+        #expect(prunedThrough > 0)
+        let kept = try store.writer.prepare("SELECT count(*), min(seq) FROM _roster_changes")
+        _ = try kept.step()
+        #expect(kept.column(0) == .integer(1))
+        #expect(kept.column(1) == .integer(prunedThrough + 1))
         _ = watched.recorder.takeGroups()
         try store.update("Post", key: "p1", ["title": "after pruning"])
         #expect(watched.recorder.takeGroups().count == 1)

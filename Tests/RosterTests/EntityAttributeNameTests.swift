@@ -63,9 +63,9 @@ struct EntityAttributeNameTests {
         #expect(controller.snapshot == sections([(nil, ["d", "a"])]))
         #expect(controller.object(at: IndexPath(item: 1, section: 0))?["seq"] == 9)
         // The log kept the rows as they were, attribute `seq` included.
-        let statement = try store.writer.prepare("SELECT \"seq\", \"rowid\" FROM _roster_before_Item ORDER BY _roster_seq DESC LIMIT 1")
-        _ = try statement.step()
-        #expect([statement.column(0), statement.column(1)] == [2, "changed"])
+        let before = try rowBefore("b", inNewestBatchOf: "Item", in: store)
+        #expect(before?["seq"] == 2)
+        #expect(before?["rowid"] == "changed")
     }
 
     @Test(arguments: ["seq", "SEQ", "Seq", "rowid", "oid", "_rowid_", "ROWID", "order", "select", "key", "entity", "first", "value", "name", "roster_seq"])
@@ -161,9 +161,9 @@ struct EntityAttributeNameTests {
         #expect(recorder.takeGroups().isEmpty)
         try store.update("Tag", key: 1, ["label": "b"])
         #expect(recorder.takeGroups().count == 1)
-        let statement = try store.writer.prepare("SELECT _roster_seq, label, uses FROM _roster_before_Tag ORDER BY _roster_seq DESC LIMIT 1")
-        #expect(try statement.step())
-        #expect([statement.column(1), statement.column(2)] == ["a", 1])
+        let before = try rowBefore(1, inNewestBatchOf: "Tag", in: store)
+        #expect(before?["label"] == "a")
+        #expect(before?["uses"] == 1)
     }
 
     @Test func aFormat2FileNotAsFormat2MadeItIsRefusedAndLeftAsItWas() throws {

@@ -14,7 +14,7 @@ struct StoreQueueIsolationTests {
     struct Compiler {
         let swiftc: URL
         let modules: URL
-        let moduleMap: URL
+        let moduleMaps: [URL]
 
         /// Under CI the tests run, and fail, when the compiler cannot be found: no silent skip.
         static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
@@ -39,9 +39,11 @@ struct StoreQueueIsolationTests {
                 folder = folder.deletingLastPathComponent()
             }
             let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            let moduleMap = root.appendingPathComponent("Sources/CSQLite/module.modulemap")
-            guard let modules, FileManager.default.fileExists(atPath: moduleMap.path) else { return nil }
-            return Compiler(swiftc: swiftc, modules: modules, moduleMap: moduleMap)
+            // The C modules that Roster imports, found through their module maps.
+            let moduleMaps = ["Sources/CSQLite/module.modulemap", "Sources/CRosterCapture/include/module.modulemap"]
+                .map { root.appendingPathComponent($0) }
+            guard let modules, moduleMaps.allSatisfy({ FileManager.default.fileExists(atPath: $0.path) }) else { return nil }
+            return Compiler(swiftc: swiftc, modules: modules, moduleMaps: moduleMaps)
         }()
 
         /// Compiles `source` through SIL, so that region-based isolation checking runs too,
@@ -55,8 +57,8 @@ struct StoreQueueIsolationTests {
             return try Programs.run(executable: swiftc, [
                 "-emit-sil", "-o", "/dev/null", "-parse-as-library", "-swift-version", "6",
                 "-module-cache-path", folder.appendingPathComponent("cache").path,
-                "-I", modules.path, "-Xcc", "-fmodule-map-file=\(moduleMap.path)", file.path,
-            ])
+                "-I", modules.path,
+            ] + moduleMaps.flatMap { ["-Xcc", "-fmodule-map-file=\($0.path)"] } + [file.path])
         }
     }
 

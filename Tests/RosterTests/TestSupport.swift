@@ -53,3 +53,27 @@ final class WatchedPosts {
         return fresh.snapshot == controller.snapshot
     }
 }
+
+/// The entries of the newest batch the store's own writes logged for `entity`.
+func newestBatch(in store: Store, entity name: String) throws -> [ChangeBatch.Entry] {
+    let statement = try store.writer.prepare("SELECT batch FROM _roster_changes WHERE batch IS NOT NULL AND entity = ? ORDER BY seq DESC LIMIT 1")
+    try statement.bind([.string(name)])
+    guard try statement.step() else { return [] }
+    var entries: [ChangeBatch.Entry] = []
+    let entity = try store.entity(named: name)
+    try statement.withBytes(ofColumn: 0) { (bytes) throws(DatabaseError) in
+        try ChangeBatch.forEachEntry(in: bytes, attributes: entity.attributes, keyIndex: entity.keyIndex) { entries.append($0) }
+    }
+    return entries
+}
+
+/// The row before of the last entry for `key` in the newest batch of `entity`, as
+/// attribute name → value; nil when the batch holds none.
+func rowBefore(_ key: Value, inNewestBatchOf name: String, in store: Store) throws -> [String: Value]? {
+    let entity = try store.entity(named: name)
+    for entry in try newestBatch(in: store, entity: name).reversed() {
+        guard case let .before(entryKey, row) = entry, entryKey == key else { continue }
+        return Dictionary(uniqueKeysWithValues: zip(entity.attributes.map(\.name), row))
+    }
+    return nil
+}

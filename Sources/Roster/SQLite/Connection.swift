@@ -41,6 +41,9 @@ final class Connection {
         close()
     }
 
+    /// Whether ``close()`` has not been called yet.
+    var isOpen: Bool { !isClosed }
+
     /// Closes the connection; statements still alive keep it until they are released.
     func close() {
         guard !isClosed else { return }

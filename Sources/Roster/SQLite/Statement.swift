@@ -67,6 +67,22 @@ final class Statement {
         guard code == SQLITE_OK else { throw DatabaseError(connection: connection.handle, code: code, sql: sql) }
     }
 
+    /// Binds `bytes` as a BLOB to the 1-based parameter `index`, without copying them: they
+    /// must stay valid until the statement is reset.
+    func bindBlob(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws(DatabaseError) {
+        let code = sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count), nil)
+        guard code == SQLITE_OK else { throw DatabaseError(connection: connection.handle, code: code, sql: sql) }
+    }
+
+    /// Calls `body` with the bytes of column `index` of the current row, as SQLite holds
+    /// them (valid only during the call); empty for NULL.
+    func withBytes<T, E: Error>(ofColumn index: Int, _ body: (UnsafeRawBufferPointer) throws(E) -> T) throws(E) -> T {
+        let column = Int32(index)
+        let start = sqlite3_column_blob(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return try body(UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : count))
+    }
+
     /// Advances to the next row: true when a row is available, false when the statement is done.
     ///
     /// - Throws: ``DatabaseError`` when the statement fails; it is reset before throwing.

@@ -1,8 +1,10 @@
-/// Reads the change log that the entity triggers fill (see ``SchemaCatalog``).
+/// Reads the change log that the entity triggers and the store's own connection fill (see
+/// ``SchemaCatalog``).
 ///
 /// Each trigger appends the key it touched to `_roster_changes`, with the row's values
-/// before the write, so the log records every committed write, through this store or any
-/// other connection. The tracker remembers the last entry it read (`cursor`); after a
+/// before the write, so the log records every committed write of every connection; the
+/// store's own connection appends one entry per transaction and entity instead, whose
+/// `batch` lists the keys and rows before (``ChangeBatch``, ``ChangeCapture``). The tracker remembers the last entry it read (`cursor`); after a
 /// commit it reads, for each key in the entries past it, the before-image of its first
 /// entry (the row at the cursor) and its current row, in the caller's read transaction.
 /// A write that changed a value and changed it back leaves the key in the log, but its
@@ -15,12 +17,19 @@ final class ChangeTracker {
     /// The newest `pruned_through` read from the file.
     private var knownPrunedThrough: Int64 = 0
     private var rowStatements: [String: Statement] = [:]
+    private var lookupStatements: [String: Statement] = [:]
+    private var batches: Statement?
+    private var batchesCheckedAtSchemaVersion: Int64?
     private let maxStatement: Statement
     private let prunedStatement: Statement
 
-    /// How many log entries to keep behind the newest when pruning, so that other
-    /// processes reading the same file have time to read them.
+    /// How many logged rows to keep behind the newest when pruning, so that other
+    /// processes reading the same file have time to read them. A trigger's entry is one
+    /// row; a batch holds one per write of its transaction.
     static let retainedEntries: Int64 = 10_000
+    /// The rows each delivery read since the last prune, oldest first, with the last log
+    /// entry it read: pruning keeps the newest deliveries that hold ``retainedEntries`` rows.
+    private var unprunedDeliveries: [(through: Int64, rows: Int64)] = []
 
     init(reader: Connection) throws(DatabaseError) {
         self.reader = reader
@@ -55,14 +64,20 @@ final class ChangeTracker {
         // seen: a mark beyond every entry (foreign data) costs one resync, not one per commit.
         let isNewlyPruned = prunedThrough > cursor && prunedThrough > knownPrunedThrough
         knownPrunedThrough = prunedThrough
+        // Entries, and a batch's rows beyond its one entry: what pruning counts.
+        var rows = newest - cursor
         if isNewlyPruned {
             changes.resync = .logPruned
         } else {
             for entity in entities {
-                changes.rowsByEntity[entity.name] = try touchedRows(of: entity, after: cursor, through: newest)
+                let touched = try touchedRows(of: entity, after: cursor, through: newest)
+                rows += touched.batchedRowsBeyondEntries
+                changes.rowsByEntity[entity.name] = touched.rows
+                if let resync = touched.resync { changes.resync = changes.resync ?? resync }
             }
         }
         cursor = newest
+        unprunedDeliveries.append((newest, rows))
         return changes
     }
 
@@ -77,7 +92,42 @@ final class ChangeTracker {
         lastDataVersion = try reader.dataVersion()
     }
 
-    private func touchedRows(of entity: Entity, after first: Int64, through last: Int64) throws(DatabaseError) -> [Value: TouchedRow] {
+    private func touchedRows(of entity: Entity, after first: Int64, through last: Int64) throws(DatabaseError) -> (rows: [Value: TouchedRow], resync: ResyncReason?, batchedRowsBeyondEntries: Int64) {
+        // Entries the store's own connection wrote, a transaction each: the first entry of
+        // each key, in log order, with the row it held before (nil: the key was new).
+        var batched: [Value: (seq: Int64, before: [Value]?)] = [:]
+        var resync: ResyncReason?
+        var batchedRowsBeyondEntries: Int64 = 0
+        if let batches = try batchStatement() {
+            try batches.bind([.string(entity.name), .integer(first), .integer(last)])
+            defer { batches.reset() }
+            while try batches.step() {
+                guard case let .integer(seq) = batches.column(0) else { continue }
+                batchedRowsBeyondEntries -= 1
+                do {
+                    try batches.withBytes(ofColumn: 1) { (bytes) throws(DatabaseError) in
+                        try ChangeBatch.forEachEntry(in: bytes, attributes: entity.attributes, keyIndex: entity.keyIndex) { (entry) throws(DatabaseError) in
+                            batchedRowsBeyondEntries += 1
+                            switch entry {
+                            case let .inserted(key):
+                                if batched[key] == nil { batched[key] = (seq, nil) }
+                            case let .before(key, row):
+                                if batched[key] == nil { batched[key] = (seq, row) }
+                            case .unknown:
+                                // Written while the table's columns changed: its rows cannot be read.
+                                resync = resync ?? .schemaChanged
+                            }
+                        }
+                    }
+                } catch where error.code == .corrupt {
+                    // Another program wrote something that is not a batch: the rows it
+                    // stands for are unknown, so the queries re-fetch, and go on after it.
+                    resync = .readFailed
+                }
+            }
+        }
+        // Entries the triggers wrote (other connections, or this one while a trigger not the
+        // store's own is in the file), with their rows before and now in one join.
         let statement = try rowStatement(for: entity)
         try statement.bind([.integer(first), .integer(last), .string(entity.name)])
         defer { statement.reset() }
@@ -91,20 +141,65 @@ final class ChangeTracker {
             }
             return values
         }
-        // Columns: the key, whether a before-image exists, the before-image, the row now.
-        let afterOffset = 2 + attributes.count
+        // Columns: the key, its first entry, whether a before-image exists, the before-image, the row now.
+        let afterOffset = 3 + attributes.count
         while try statement.step() {
             let key = statement.column(0, as: entity.key.type)
-            let hadRow = statement.column(1) == .integer(1)
+            let hadRow = statement.column(2) == .integer(1)
             let hasRow = !statement.column(afterOffset + entity.keyIndex).isNull
-            rows[key] = TouchedRow(before: hadRow ? row(startingAt: 2) : nil, after: hasRow ? row(startingAt: afterOffset) : nil)
+            var before = hadRow ? row(startingAt: 3) : nil
+            if let earlier = batched.removeValue(forKey: key), case let .integer(firstEntry) = statement.column(1), earlier.seq < firstEntry {
+                before = earlier.before
+            }
+            rows[key] = TouchedRow(before: before, after: hasRow ? row(startingAt: afterOffset) : nil)
         }
-        return rows
+        if !batched.isEmpty {
+            let lookup = try lookupStatement(for: entity)
+            for (key, entry) in batched {
+                try lookup.bind([key])
+                defer { lookup.reset() }
+                var after: [Value]?
+                if try lookup.step() {
+                    after = attributes.indices.map { lookup.column($0, as: attributes[$0].type) }
+                }
+                rows[key] = TouchedRow(before: entry.before, after: after)
+            }
+        }
+        return (rows, resync, batchedRowsBeyondEntries)
     }
 
     /// Drops compiled statements, after an entity's columns changed.
     func forgetStatements() {
         rowStatements = [:]
+        lookupStatements = [:]
+        batches = nil
+        batchesCheckedAtSchemaVersion = nil
+    }
+
+    /// The statement that reads the batches in a range of the log, once the file has the
+    /// column (format 6); a read-only store may read an older file until another process
+    /// upgrades it, so a missing column is looked for again when the schema changes.
+    private func batchStatement() throws(DatabaseError) -> Statement? {
+        if let batches { return batches }
+        let version = try reader.schemaVersion()
+        guard version != batchesCheckedAtSchemaVersion else { return nil }
+        batchesCheckedAtSchemaVersion = version
+        guard try SchemaCatalog.hasBatchColumn(on: reader) else { return nil }
+        let statement = try reader.prepare("""
+            SELECT seq, batch FROM _roster_changes
+            WHERE entity = ? AND seq > ? AND seq <= ? AND batch IS NOT NULL ORDER BY seq
+            """)
+        batches = statement
+        return statement
+    }
+
+    private func lookupStatement(for entity: Entity) throws(DatabaseError) -> Statement {
+        if let statement = lookupStatements[entity.name] { return statement }
+        let key = Identifier.quoted(entity.key.name)
+        let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
+        let statement = try reader.prepare("SELECT \(columns) FROM \(Identifier.quoted(entity.name)) WHERE \(key) = ?1 AND \(key) = ?1 COLLATE BINARY")
+        lookupStatements[entity.name] = statement
+        return statement
     }
 
     private func rowStatement(for entity: Entity) throws(DatabaseError) -> Statement {
@@ -114,8 +209,8 @@ final class ChangeTracker {
         }
         // A key's first entry after the cursor holds its row at the cursor (none for an insert).
         let statement = try reader.prepare("""
-            SELECT c.key, b.\(SchemaCatalog.beforeSequenceColumn) IS NOT NULL, \(columns("b")), \(columns("t"))
-            FROM (SELECT key, min(seq) AS first FROM _roster_changes WHERE seq > ? AND seq <= ? AND entity = ? GROUP BY key) AS c
+            SELECT c.key, c.first, b.\(SchemaCatalog.beforeSequenceColumn) IS NOT NULL, \(columns("b")), \(columns("t"))
+            FROM (SELECT key, min(seq) AS first FROM _roster_changes WHERE seq > ? AND seq <= ? AND entity = ? AND key IS NOT NULL GROUP BY key) AS c
             LEFT JOIN \(SchemaCatalog.beforeTable(entity)) AS b ON b.\(SchemaCatalog.beforeSequenceColumn) = c.first
             LEFT JOIN \(Identifier.quoted(entity.name)) AS t ON t.\(Identifier.quoted(entity.key.name)) = c.key AND t.\(Identifier.quoted(entity.key.name)) = c.key COLLATE BINARY
             """)
@@ -130,8 +225,7 @@ final class ChangeTracker {
     /// Before-images go with their entries, from the tables of before-images that exist:
     /// an entity that no live query has ever watched has none.
     func pruneIfNeeded(using writer: Connection, entities: some Sequence<Entity>) throws(DatabaseError) {
-        guard cursor - knownPrunedThrough > 2 * Self.retainedEntries else { return }
-        let limit = cursor - Self.retainedEntries
+        guard let limit = pruningLimit() else { return }
         try writer.execute("BEGIN IMMEDIATE")
         do {
             var tables = [(SchemaCatalog.changesTable, "seq")]
@@ -149,10 +243,31 @@ final class ChangeTracker {
             try mark.step()
             try writer.execute("COMMIT")
             knownPrunedThrough = limit
+            unprunedDeliveries.removeAll { $0.through <= limit }
         } catch {
             try? writer.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// The last entry to remove, once more than twice ``retainedEntries`` rows were
+    /// logged since the last prune; nil when it is not yet time.
+    ///
+    /// Both cuts keep at least ``retainedEntries`` rows, and the later one is taken: the
+    /// newest ``retainedEntries`` entries (each holds a row or more), and the newest
+    /// deliveries that hold that many rows (a batch entry holds a whole transaction's).
+    private func pruningLimit() -> Int64? {
+        let rows = unprunedDeliveries.reduce(0) { $0 + $1.rows }
+        guard rows > 2 * Self.retainedEntries || cursor - knownPrunedThrough > 2 * Self.retainedEntries else { return nil }
+        var limit = cursor - Self.retainedEntries
+        var kept: Int64 = 0
+        for index in unprunedDeliveries.indices.reversed() {
+            kept += unprunedDeliveries[index].rows
+            guard kept >= Self.retainedEntries else { continue }
+            if index > 0 { limit = max(limit, unprunedDeliveries[index - 1].through) }
+            break
+        }
+        return limit > knownPrunedThrough ? limit : nil
     }
 
     private static func integer(from statement: Statement) throws(DatabaseError) -> Int64 {

@@ -24,6 +24,9 @@ final class SQLiteStorage {
     /// ``checkSchema(of:observed:)`` keeps it up to date when another connection changes
     /// the schema.
     var entitiesWithChangeLog: Set<String> = []
+    /// Logs the writer's own writes per transaction (nil for a read-only store, or when the
+    /// linked SQLite has no preupdate hook: the triggers log them then).
+    let capture: ChangeCapture?
     /// Compiled statements of the writer by SQL text, reused across writes.
     private var statementCache: [String: Statement] = [:]
 
@@ -46,6 +49,7 @@ final class SQLiteStorage {
         } else {
             try SchemaCatalog.install(on: writer)
         }
+        capture = readOnly ? nil : ChangeCapture(connection: writer)
         do {
             reader = try Connection(path: path, readOnly: readOnly)
             reader.setBusyTimeout(milliseconds: 5_000)
@@ -66,6 +70,7 @@ extension SQLiteStorage: StorageBackend {
     }
 
     func close() {
+        capture?.close()
         statementCache = [:]
         tracker.forgetStatements()
         writer.close()
@@ -105,11 +110,18 @@ extension SQLiteStorage: StorageBackend {
         case let .rollbackTo(name): sql = "ROLLBACK TO \(name)"
         }
         do {
+            // The store's own writes are logged before they commit (``ChangeCapture``).
+            if case .commit = step { try capture?.flush() }
             try writer.execute(sql)
+            if case .begin = step { try capture?.prepareTransaction() }
         } catch {
-            if case .commit = step, !writer.isAutocommit { try? writer.execute("ROLLBACK") }
+            switch step {
+            case .begin, .commit: if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
+            default: break
+            }
             throw .database(error)
         }
+        if case .rollback = step { capture?.discard() }
     }
 
     // MARK: Writes

@@ -25,8 +25,12 @@ enum SchemaCatalog {
     /// its writes, and must refuse the file). A format 3 file is a valid format 4 one. 5
     /// compares values in the update trigger by bytes (`COLLATE BINARY`), as the contract
     /// orders them: with a column another process rebuilt `COLLATE NOCASE`, format 4 took
-    /// a change of letter case for no change, and logged nothing.
-    static let logFormat = 5
+    /// a change of letter case for no change, and logged nothing. 6 adds the column
+    /// `_roster_changes.batch`: the store's own connection logs each transaction as one
+    /// entry per entity holding its keys and rows before (``ChangeBatch``, written by
+    /// ``ChangeCapture``), with a partial index on those entries; a Roster that reads format
+    /// 5 would miss them, and must refuse the file.
+    static let logFormat = 6
     /// The oldest format whose files a read-only store reads as they are.
     static let oldestReadableFormat = 3
     /// The column of a before-image table that holds the log entry's `seq`.
@@ -45,7 +49,8 @@ enum SchemaCatalog {
     /// - format 2 (before-images under `seq`): renames that column `_roster_seq` in the
     ///   before-image tables and their triggers (see ``renameSequenceColumns(of:on:)``);
     /// - formats 3 and 4: the triggers of the entities that have them are written again
-    ///   (format 5's compare values by bytes).
+    ///   (format 5's compare values by bytes);
+    /// - formats 1 to 5: `_roster_changes` gains the column `batch` and its partial index.
     ///
     /// Every older format ends with the triggers written again, as format 1's are.
     ///
@@ -55,7 +60,7 @@ enum SchemaCatalog {
         do throws(DatabaseError) {
             try connection.execute("""
                 CREATE TABLE IF NOT EXISTS _roster_entities(name TEXT NOT NULL PRIMARY KEY, definition TEXT NOT NULL);
-                CREATE TABLE IF NOT EXISTS _roster_changes(seq INTEGER PRIMARY KEY AUTOINCREMENT, entity TEXT NOT NULL, key);
+                CREATE TABLE IF NOT EXISTS _roster_changes(seq INTEGER PRIMARY KEY AUTOINCREMENT, entity TEXT NOT NULL, key, batch BLOB);
                 CREATE TABLE IF NOT EXISTS _roster_meta(name TEXT NOT NULL PRIMARY KEY, value);
                 INSERT OR IGNORE INTO _roster_meta(name, value) VALUES ('pruned_through', 0);
                 """)
@@ -96,8 +101,21 @@ enum SchemaCatalog {
             throw .database(error)
         }
         for entity in entities where logged.contains(entity.name.lowercased()) { sql += changeLog(for: entity) }
+        let hasBatches: Bool
+        do { hasBatches = try hasBatchColumn(on: connection) } catch {
+            if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
+            throw .database(error)
+        }
+        if !hasBatches { sql += "ALTER TABLE _roster_changes ADD COLUMN batch BLOB;\n" }
+        sql += "CREATE INDEX IF NOT EXISTS _roster_changes_batches ON _roster_changes(entity, seq) WHERE batch IS NOT NULL;\n"
         sql += "INSERT OR REPLACE INTO _roster_meta(name, value) VALUES ('log_format', \(logFormat));\nCOMMIT;"
         try run(sql, on: connection)
+    }
+
+    /// Whether `_roster_changes` has the column `batch` (format 6 and later).
+    static func hasBatchColumn(on connection: Connection) throws(DatabaseError) -> Bool {
+        let statement = try connection.prepare("SELECT 1 FROM pragma_table_info('_roster_changes', 'main') WHERE name = 'batch'")
+        return try statement.step()
     }
 
     /// The log format of the file, when it is older than ``logFormat`` (1 when none is

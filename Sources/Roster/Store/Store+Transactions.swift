@@ -25,12 +25,15 @@ extension Store {
     }
 
     /// Runs `body` in a savepoint: if it throws, everything it did is undone and the
-    /// enclosing transaction (if any) goes on.
+    /// enclosing transaction goes on. Outside a transaction it is ``write(_:)``: `body`
+    /// runs in a transaction of its own.
     ///
     /// - Throws: what `body` throws, or ``StoreError``.
     @discardableResult
     public func savepoint<T>(_ body: () throws -> T) throws -> T {
-        let outermost = !isInTransaction
+        // Outside a transaction a savepoint is one: the same as `write`, which takes the
+        // write lock at once and commits through the one path that logs the changes.
+        guard isInTransaction else { return try write(body) }
         try storage.perform(.savepoint("roster_savepoint"))
         let result: T
         do {
@@ -41,7 +44,6 @@ extension Store {
             throw error
         }
         try storage.perform(.release("roster_savepoint"))
-        if outermost { deliverChanges() }
         return result
     }
 

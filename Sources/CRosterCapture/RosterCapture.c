@@ -1,0 +1,385 @@
+// The preupdate hook of the store's writing connection. The entry format is documented in
+// Sources/Roster/SQLiteStorage/ChangeCapture.swift, which reads what this writes.
+//
+// Written in C because the hook runs once for every row a statement changes, inside
+// sqlite3_step: it must not allocate per row, nor cross into Swift.
+
+// sqlite3.h declares the preupdate interfaces only when this is defined (Debian's
+// libsqlite3 is built with it; roster_capture_is_available checks at run time).
+#define SQLITE_ENABLE_PREUPDATE_HOOK 1
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "RosterCapture.h"
+
+/// A chunk is closed once it holds this many bytes, so that no log entry nears SQLite's
+/// limit on the size of a value (SQLITE_MAX_LENGTH, 1e9 bytes by default).
+#define CHUNK_LIMIT (8u * 1024u * 1024u)
+#define FORMAT_VERSION 1
+
+enum { TAG_INSERTED = 0, TAG_BEFORE = 1, TAG_UNKNOWN = 2 };
+enum { VALUE_NULL = 0, VALUE_INTEGER = 1, VALUE_REAL = 2, VALUE_TEXT = 3, VALUE_BLOB = 4 };
+
+typedef struct {
+    unsigned char *bytes;
+    size_t size;
+    size_t capacity;
+} buffer;
+
+typedef struct {
+    char *name;
+    int key_column;
+    int *columns;
+    int column_count;
+    int table_column_count;
+    buffer *chunks;
+    int chunk_count;
+    int chunk_capacity;
+} tracked_table;
+
+struct roster_capture {
+    sqlite3 *db;
+    tracked_table *tables;
+    int table_count;
+    int table_capacity;
+    int last_table;
+    int failed;
+    int paused;
+};
+
+int roster_capture_is_available(void) {
+    return sqlite3_compileoption_used("ENABLE_PREUPDATE_HOOK");
+}
+
+// MARK: Buffers
+
+static int reserve(roster_capture *capture, buffer *b, size_t more) {
+    if (b->size + more <= b->capacity) return 1;
+    size_t capacity = b->capacity ? b->capacity : 4096;
+    while (capacity < b->size + more) capacity *= 2;
+    unsigned char *bytes = realloc(b->bytes, capacity);
+    if (!bytes) {
+        capture->failed = 1;
+        return 0;
+    }
+    b->bytes = bytes;
+    b->capacity = capacity;
+    return 1;
+}
+
+static void put_varint(buffer *b, uint64_t value) {
+    while (value >= 0x80) {
+        b->bytes[b->size++] = (unsigned char)(value | 0x80);
+        value >>= 7;
+    }
+    b->bytes[b->size++] = (unsigned char)value;
+}
+
+static int put_value(roster_capture *capture, buffer *b, sqlite3_value *value) {
+    switch (sqlite3_value_type(value)) {
+    case SQLITE_INTEGER: {
+        if (!reserve(capture, b, 11)) return 0;
+        int64_t number = sqlite3_value_int64(value);
+        b->bytes[b->size++] = VALUE_INTEGER;
+        put_varint(b, ((uint64_t)number << 1) ^ (uint64_t)(number >> 63));
+        return 1;
+    }
+    case SQLITE_FLOAT: {
+        if (!reserve(capture, b, 9)) return 0;
+        double number = sqlite3_value_double(value);
+        uint64_t bits;
+        memcpy(&bits, &number, sizeof bits);
+        b->bytes[b->size++] = VALUE_REAL;
+        for (int i = 0; i < 8; i++) b->bytes[b->size++] = (unsigned char)(bits >> (8 * i));
+        return 1;
+    }
+    case SQLITE_TEXT:
+    case SQLITE_BLOB: {
+        int isText = sqlite3_value_type(value) == SQLITE_TEXT;
+        // The pointer first, then the size: sqlite3_value_bytes counts what _text returned.
+        const void *data = isText ? (const void *)sqlite3_value_text(value) : sqlite3_value_blob(value);
+        size_t count = (size_t)sqlite3_value_bytes(value);
+        if (!reserve(capture, b, 11 + count)) return 0;
+        b->bytes[b->size++] = isText ? VALUE_TEXT : VALUE_BLOB;
+        put_varint(b, count);
+        if (count) memcpy(b->bytes + b->size, data, count);
+        b->size += count;
+        return 1;
+    }
+    default:
+        if (!reserve(capture, b, 1)) return 0;
+        b->bytes[b->size++] = VALUE_NULL;
+        return 1;
+    }
+}
+
+/// The chunk the next entry goes into: the last one, or a new one when it is full.
+static buffer *current_chunk(roster_capture *capture, tracked_table *table) {
+    if (table->chunk_count > 0 && table->chunks[table->chunk_count - 1].size < CHUNK_LIMIT) {
+        return &table->chunks[table->chunk_count - 1];
+    }
+    if (table->chunk_count == table->chunk_capacity) {
+        int capacity = table->chunk_capacity ? table->chunk_capacity * 2 : 4;
+        buffer *chunks = realloc(table->chunks, (size_t)capacity * sizeof *chunks);
+        if (!chunks) {
+            capture->failed = 1;
+            return NULL;
+        }
+        memset(chunks + table->chunk_capacity, 0, (size_t)(capacity - table->chunk_capacity) * sizeof *chunks);
+        table->chunks = chunks;
+        table->chunk_capacity = capacity;
+    }
+    buffer *chunk = &table->chunks[table->chunk_count];
+    chunk->size = 0;
+    if (!reserve(capture, chunk, 12)) return NULL;
+    table->chunk_count++;
+    chunk->bytes[chunk->size++] = FORMAT_VERSION;
+    put_varint(chunk, (uint64_t)table->column_count);
+    return chunk;
+}
+
+// MARK: The hook
+
+/// Whether two values are the same for the change log: numbers by value (1 is 1.0, as
+/// SQL's IS has it), text and blobs by bytes, whatever the column's collation.
+static int same_value(sqlite3_value *a, sqlite3_value *b) {
+    int ta = sqlite3_value_type(a), tb = sqlite3_value_type(b);
+    if (ta == SQLITE_NULL || tb == SQLITE_NULL) return ta == tb;
+    if (ta == SQLITE_INTEGER && tb == SQLITE_INTEGER) return sqlite3_value_int64(a) == sqlite3_value_int64(b);
+    if (ta == SQLITE_FLOAT && tb == SQLITE_FLOAT) return sqlite3_value_double(a) == sqlite3_value_double(b);
+    if ((ta == SQLITE_INTEGER && tb == SQLITE_FLOAT) || (ta == SQLITE_FLOAT && tb == SQLITE_INTEGER)) {
+        sqlite3_int64 integer = sqlite3_value_int64(ta == SQLITE_INTEGER ? a : b);
+        double real = sqlite3_value_double(ta == SQLITE_FLOAT ? a : b);
+        if (!(real >= -9223372036854775808.0 && real < 9223372036854775808.0)) return 0;
+        return (double)integer == real && (sqlite3_int64)real == integer;
+    }
+    if (ta != tb) return 0;
+    const void *pa = ta == SQLITE_TEXT ? (const void *)sqlite3_value_text(a) : sqlite3_value_blob(a);
+    int na = sqlite3_value_bytes(a);
+    const void *pb = tb == SQLITE_TEXT ? (const void *)sqlite3_value_text(b) : sqlite3_value_blob(b);
+    int nb = sqlite3_value_bytes(b);
+    return na == nb && (na == 0 || memcmp(pa, pb, (size_t)na) == 0);
+}
+
+static int find_table(roster_capture *capture, const char *name) {
+    if (capture->last_table < capture->table_count && sqlite3_stricmp(capture->tables[capture->last_table].name, name) == 0) {
+        return capture->last_table;
+    }
+    for (int i = 0; i < capture->table_count; i++) {
+        if (sqlite3_stricmp(capture->tables[i].name, name) == 0) {
+            capture->last_table = i;
+            return i;
+        }
+    }
+    return -1;
+}
+
+typedef int (*row_reader)(sqlite3 *, int, sqlite3_value **);
+
+static void put_entry(roster_capture *capture, tracked_table *table, int tag, sqlite3_value *key, row_reader read) {
+    buffer *chunk = current_chunk(capture, table);
+    if (!chunk || !reserve(capture, chunk, 1)) return;
+    chunk->bytes[chunk->size++] = (unsigned char)tag;
+    if (key) {
+        if (!put_value(capture, chunk, key)) return;
+    } else {
+        if (!reserve(capture, chunk, 1)) return;
+        chunk->bytes[chunk->size++] = VALUE_NULL;
+    }
+    if (tag != TAG_BEFORE) return;
+    for (int i = 0; i < table->column_count; i++) {
+        sqlite3_value *value = NULL;
+        if (read(capture->db, table->columns[i], &value) != SQLITE_OK || !value) {
+            capture->failed = 1;
+            return;
+        }
+        if (!put_value(capture, chunk, value)) return;
+    }
+}
+
+static void preupdate(void *context, sqlite3 *db, int op, const char *database, const char *name,
+                      sqlite3_int64 oldRowid, sqlite3_int64 newRowid) {
+    (void)oldRowid;
+    (void)newRowid;
+    roster_capture *capture = context;
+    if (capture->paused || capture->failed || strcmp(database, "main") != 0) return;
+    int index = find_table(capture, name);
+    if (index < 0) return;
+    tracked_table *table = &capture->tables[index];
+    if (sqlite3_preupdate_count(db) != table->table_column_count) {
+        // The table's columns changed since they were read: the row cannot be mapped.
+        put_entry(capture, table, TAG_UNKNOWN, NULL, NULL);
+        return;
+    }
+    sqlite3_value *oldKey = NULL, *newKey = NULL;
+    switch (op) {
+    case SQLITE_INSERT:
+        if (sqlite3_preupdate_new(db, table->key_column, &newKey) != SQLITE_OK) break;
+        put_entry(capture, table, TAG_INSERTED, newKey, NULL);
+        return;
+    case SQLITE_DELETE:
+        if (sqlite3_preupdate_old(db, table->key_column, &oldKey) != SQLITE_OK) break;
+        put_entry(capture, table, TAG_BEFORE, oldKey, sqlite3_preupdate_old);
+        return;
+    case SQLITE_UPDATE: {
+        int changed = 0;
+        for (int i = 0; i < table->column_count && !changed; i++) {
+            sqlite3_value *before = NULL, *after = NULL;
+            if (sqlite3_preupdate_old(db, table->columns[i], &before) != SQLITE_OK
+                || sqlite3_preupdate_new(db, table->columns[i], &after) != SQLITE_OK) {
+                changed = -1;
+                break;
+            }
+            changed = !same_value(before, after);
+        }
+        if (changed < 0) break;
+        if (!changed) return;  // A write of the values the row already holds changes nothing.
+        if (sqlite3_preupdate_old(db, table->key_column, &oldKey) != SQLITE_OK) break;
+        put_entry(capture, table, TAG_BEFORE, oldKey, sqlite3_preupdate_old);
+        // Read the old key again: the entry above may have read other values since.
+        if (sqlite3_preupdate_old(db, table->key_column, &oldKey) != SQLITE_OK
+            || sqlite3_preupdate_new(db, table->key_column, &newKey) != SQLITE_OK) break;
+        if (!same_value(oldKey, newKey) || sqlite3_value_type(oldKey) != sqlite3_value_type(newKey)) {
+            put_entry(capture, table, TAG_INSERTED, newKey, NULL);
+        }
+        return;
+    }
+    default:
+        return;
+    }
+    capture->failed = 1;
+}
+
+/// A commit with captured entries that were not written to the log would lose them: it is
+/// turned into a rollback (SQLITE_CONSTRAINT_COMMITHOOK).
+static int commit_hook(void *context) {
+    roster_capture *capture = context;
+    if (capture->failed) return 1;
+    for (int i = 0; i < capture->table_count; i++) {
+        if (capture->tables[i].chunk_count > 0) return 1;
+    }
+    return 0;
+}
+
+static void rollback_hook(void *context) {
+    roster_capture_clear(context);
+}
+
+// MARK: The interface
+
+roster_capture *roster_capture_create(sqlite3 *db) {
+    if (!roster_capture_is_available()) return NULL;
+    roster_capture *capture = calloc(1, sizeof *capture);
+    if (!capture) return NULL;
+    capture->db = db;
+    sqlite3_preupdate_hook(db, preupdate, capture);
+    sqlite3_commit_hook(db, commit_hook, capture);
+    sqlite3_rollback_hook(db, rollback_hook, capture);
+    return capture;
+}
+
+void roster_capture_destroy(roster_capture *capture, int connection_is_open) {
+    if (!capture) return;
+    if (connection_is_open) {
+        sqlite3_preupdate_hook(capture->db, NULL, NULL);
+        sqlite3_commit_hook(capture->db, NULL, NULL);
+        sqlite3_rollback_hook(capture->db, NULL, NULL);
+    }
+    roster_capture_untrack_all(capture);
+    free(capture->tables);
+    free(capture);
+}
+
+int roster_capture_track(roster_capture *capture, const char *name, int key_column,
+                         const int *columns, int column_count, int table_column_count) {
+    if (capture->table_count == capture->table_capacity) {
+        int capacity = capture->table_capacity ? capture->table_capacity * 2 : 4;
+        tracked_table *tables = realloc(capture->tables, (size_t)capacity * sizeof *tables);
+        if (!tables) return -1;
+        capture->tables = tables;
+        capture->table_capacity = capacity;
+    }
+    tracked_table table = {0};
+    size_t length = strlen(name);
+    table.name = malloc(length + 1);
+    table.columns = malloc((size_t)(column_count > 0 ? column_count : 1) * sizeof *table.columns);
+    if (!table.name || !table.columns) {
+        free(table.name);
+        free(table.columns);
+        return -1;
+    }
+    memcpy(table.name, name, length + 1);
+    if (column_count > 0) memcpy(table.columns, columns, (size_t)column_count * sizeof *columns);
+    table.key_column = key_column;
+    table.column_count = column_count;
+    table.table_column_count = table_column_count;
+    capture->tables[capture->table_count] = table;
+    return capture->table_count++;
+}
+
+void roster_capture_untrack_all(roster_capture *capture) {
+    roster_capture_clear(capture);
+    for (int i = 0; i < capture->table_count; i++) {
+        tracked_table *table = &capture->tables[i];
+        for (int j = 0; j < table->chunk_capacity; j++) free(table->chunks[j].bytes);
+        free(table->chunks);
+        free(table->columns);
+        free(table->name);
+    }
+    capture->table_count = 0;
+    capture->last_table = 0;
+}
+
+int roster_capture_table_count(const roster_capture *capture) {
+    return capture->table_count;
+}
+
+int roster_capture_chunk_count(const roster_capture *capture, int table) {
+    if (table < 0 || table >= capture->table_count) return 0;
+    return capture->tables[table].chunk_count;
+}
+
+const unsigned char *roster_capture_chunk(const roster_capture *capture, int table, int chunk, size_t *size) {
+    *size = 0;
+    if (table < 0 || table >= capture->table_count) return NULL;
+    const tracked_table *tracked = &capture->tables[table];
+    if (chunk < 0 || chunk >= tracked->chunk_count) return NULL;
+    *size = tracked->chunks[chunk].size;
+    return tracked->chunks[chunk].bytes;
+}
+
+int roster_capture_failed(const roster_capture *capture) {
+    return capture->failed;
+}
+
+void roster_capture_clear(roster_capture *capture) {
+    capture->failed = 0;
+    for (int i = 0; i < capture->table_count; i++) {
+        tracked_table *table = &capture->tables[i];
+        // Chunks keep their memory for the next transaction; only the first keeps it past
+        // a large one, so that one bulk write does not pin its size for good.
+        for (int j = 1; j < table->chunk_capacity; j++) {
+            free(table->chunks[j].bytes);
+            table->chunks[j] = (buffer){0};
+        }
+        if (table->chunk_capacity > 0) {
+            table->chunks[0].size = 0;
+            if (table->chunks[0].capacity > (1u << 20)) {
+                free(table->chunks[0].bytes);
+                table->chunks[0] = (buffer){0};
+            }
+        }
+        table->chunk_count = 0;
+    }
+}
+
+void roster_capture_set_paused(roster_capture *capture, int paused) {
+    capture->paused = paused;
+}
+
+int roster_capture_set_triggers_enabled(sqlite3 *db, int enabled) {
+    int now = 0;
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, enabled, &now);
+}

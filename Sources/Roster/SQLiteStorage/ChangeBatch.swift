@@ -1,0 +1,153 @@
+/// The entries of one `_roster_changes.batch` value: what one transaction of the store's own
+/// connection changed in one entity, as ``ChangeCapture`` (C: `RosterCapture.c`) wrote it.
+///
+/// The format, version 1, little-endian:
+///
+/// ```
+/// batch   := version:u8 (= 1)  columns:varint  entry*
+/// entry   := tag:u8  key:value  [value × columns, when tag = 1]
+///            tag 0: the key was inserted (no row had it before this write)
+///            tag 1: the key's row before this write follows, in the entity's attribute order
+///            tag 2: the row before could not be read (the table's columns changed inside
+///                   the transaction); the key is null and readers re-fetch
+/// value   := 0 (null) | 1 zigzag-varint (integer) | 2 u64 (IEEE double) | 3 varint bytes (text)
+///            | 4 varint bytes (blob)
+/// ```
+///
+/// Entries are in write order and not merged: a key written twice has two entries, and the
+/// first one holds its row at the start of the transaction, as the first log entry of a key
+/// does for trigger-written entries. Values are read as ``Statement/column(_:as:)`` reads
+/// the same value from a column of that attribute's type.
+///
+/// A batch comes from the file, so another program may have written anything there: every
+/// read is bounds-checked and a malformed batch is a ``DatabaseError`` (`SQLITE_CORRUPT`),
+/// never a trap.
+struct ChangeBatch {
+    /// One entry.
+    enum Entry {
+        /// The key had no row before this write.
+        case inserted(key: Value)
+        /// The key's row before this write.
+        case before(key: Value, row: [Value])
+        /// The row before could not be read: the reader must re-fetch.
+        case unknown
+    }
+
+    /// Reads every entry of `bytes` in order.
+    ///
+    /// - Parameters:
+    ///   - attributes: the entity's attributes; a batch written with another count of
+    ///     columns yields ``Entry/unknown`` for each of its rows before.
+    ///   - keyIndex: the key's position among `attributes`.
+    /// - Throws: ``DatabaseError`` (`SQLITE_CORRUPT`) for bytes that are not a batch.
+    static func forEachEntry(
+        in bytes: UnsafeRawBufferPointer, attributes: [Attribute], keyIndex: Int,
+        _ body: (Entry) throws(DatabaseError) -> Void
+    ) throws(DatabaseError) {
+        var reader = ByteReader(bytes: bytes)
+        guard try reader.byte() == 1 else { throw ByteReader.corrupt("unknown batch version") }
+        let columns = try reader.varint()
+        let keyType = attributes[keyIndex].type
+        let matches = columns == UInt64(attributes.count)
+        while !reader.isAtEnd {
+            let tag = try reader.byte()
+            let key = try reader.value(as: keyType)
+            switch tag {
+            case 0:
+                try body(.inserted(key: key))
+            case 1:
+                guard matches else {
+                    for _ in 0..<columns { try reader.skipValue() }
+                    try body(.unknown)
+                    continue
+                }
+                var row: [Value] = []
+                row.reserveCapacity(attributes.count)
+                for attribute in attributes { row.append(try reader.value(as: attribute.type)) }
+                try body(.before(key: key, row: row))
+            case 2:
+                try body(.unknown)
+            default:
+                throw ByteReader.corrupt("unknown entry tag \(tag)")
+            }
+        }
+    }
+}
+
+/// Reads the values of a ``ChangeBatch``, checking every length against the bytes left.
+private struct ByteReader {
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
+
+    var isAtEnd: Bool { offset >= bytes.count }
+
+    static func corrupt(_ reason: String) -> DatabaseError {
+        DatabaseError(code: .corrupt, message: "a change batch in _roster_changes is malformed: \(reason)")
+    }
+
+    mutating func byte() throws(DatabaseError) -> UInt8 {
+        guard offset < bytes.count else { throw Self.corrupt("it ends inside an entry") }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    mutating func varint() throws(DatabaseError) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let next = try byte()
+            guard shift < 64 else { throw Self.corrupt("a number is longer than 64 bits") }
+            value |= UInt64(next & 0x7F) << shift
+            if next & 0x80 == 0 { return value }
+            shift += 7
+        }
+    }
+
+    mutating func fixed64() throws(DatabaseError) -> UInt64 {
+        guard bytes.count - offset >= 8 else { throw Self.corrupt("it ends inside a number") }
+        var value: UInt64 = 0
+        for index in 0..<8 { value |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
+        offset += 8
+        return value
+    }
+
+    mutating func payload() throws(DatabaseError) -> UnsafeBufferPointer<UInt8> {
+        let count = try varint()
+        guard count <= UInt64(bytes.count - offset) else { throw Self.corrupt("a value is longer than the batch") }
+        let start = bytes.baseAddress.map { $0.advanced(by: offset).assumingMemoryBound(to: UInt8.self) }
+        offset += Int(count)
+        return UnsafeBufferPointer(start: start, count: Int(count))
+    }
+
+    mutating func skipValue() throws(DatabaseError) {
+        switch try byte() {
+        case 0: break
+        case 1: _ = try varint()
+        case 2: _ = try fixed64()
+        case 3, 4: _ = try payload()
+        case let kind: throw Self.corrupt("unknown value kind \(kind)")
+        }
+    }
+
+    /// The next value, converted as ``Statement/column(_:as:)`` converts a column's.
+    mutating func value(as type: AttributeType) throws(DatabaseError) -> Value {
+        switch try byte() {
+        case 0:
+            return .null
+        case 1:
+            let zigzag = try varint()
+            let number = Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
+            switch type {
+            case .bool: return number == 0 || number == 1 ? .bool(number == 1) : .integer(number)
+            case .double: return .double(Double(number))
+            default: return .integer(number)
+            }
+        case 2:
+            return .double(Double(bitPattern: try fixed64()))
+        case 3, 4:
+            return Value.text(utf8: try payload())
+        case let kind:
+            throw Self.corrupt("unknown value kind \(kind)")
+        }
+    }
+}

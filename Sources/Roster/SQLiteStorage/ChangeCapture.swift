@@ -1,0 +1,172 @@
+import CRosterCapture
+import CSQLite
+
+/// Logs the writes of the store's own connection per transaction, through SQLite's
+/// preupdate hook, instead of by the change-log triggers row by row.
+///
+/// The hook (C: `RosterCapture.c`) copies, for every row a write changes in an entity that
+/// has a change log, its key and its row before the write into one buffer per entity; a
+/// write that leaves every value as it was is skipped, as the update trigger's `WHEN`
+/// skips it. Before the transaction commits, ``flush()`` appends each buffer to
+/// `_roster_changes` as one entry with a `batch` (``ChangeBatch``), so the log stays in
+/// the file for other processes, and ``ChangeTracker`` reads both kinds of entries.
+///
+/// The connection's triggers are off while the hook logs (`SQLITE_DBCONFIG_ENABLE_TRIGGER`),
+/// so a write is not logged twice. The hook logs only when it can stand in for every
+/// trigger in the file: when the file holds a trigger that is not the store's own (a
+/// user's trigger must still run), or an entity's table lacks a column its definition
+/// names, the connection keeps its triggers and the hook stays idle. This is decided
+/// again at the start of each transaction whose schema differs from the last one seen,
+/// under the write lock, so no other connection can change it before the commit.
+///
+/// Safety nets, in C: a commit while captured entries are still unwritten is refused
+/// (SQLite's commit hook; the transaction rolls back), and a rollback drops them.
+final class ChangeCapture {
+    private let connection: Connection
+    private var handle: OpaquePointer?
+    /// The entity of each table the hook tracks, in the hook's order.
+    private var trackedEntities: [Entity] = []
+    /// The writer's schema version when the tracked tables were last resolved.
+    private var resolvedSchemaVersion: Int64?
+    private var insertStatement: Statement?
+    /// Whether the hook logs the connection's writes (its triggers are off).
+    private(set) var isLogging = false
+
+    /// Installs the hook on `connection`; nil when the linked SQLite has none.
+    init?(connection: Connection) {
+        guard let handle = roster_capture_create(connection.handle) else { return nil }
+        self.connection = connection
+        self.handle = handle
+    }
+
+    deinit {
+        roster_capture_destroy(handle, connection.isOpen ? 1 : 0)
+    }
+
+    /// Removes the hooks and turns the connection's triggers back on; call it before the
+    /// connection closes.
+    func close() {
+        insertStatement = nil
+        guard let handle else { return }
+        roster_capture_destroy(handle, connection.isOpen ? 1 : 0)
+        self.handle = nil
+        if connection.isOpen { setTriggers(enabled: true) }
+        isLogging = false
+    }
+
+    /// Decides, at the start of a write transaction, whether the hook logs it, and which
+    /// tables it tracks, when the schema changed since the last decision.
+    func prepareTransaction() throws(DatabaseError) {
+        guard let handle else { return }
+        let version = try connection.schemaVersion()
+        guard version != resolvedSchemaVersion else { return }
+        roster_capture_untrack_all(handle)
+        trackedEntities = []
+        insertStatement = nil
+        let tracked = try Self.trackableEntities(on: connection)
+        var logs = tracked != nil
+        for entity in tracked ?? [] where logs {
+            logs = try track(entity, with: handle)
+        }
+        if !logs {
+            roster_capture_untrack_all(handle)
+            trackedEntities = []
+        }
+        setTriggers(enabled: !logs)
+        isLogging = logs
+        resolvedSchemaVersion = version
+    }
+
+    /// Appends what the transaction changed to the log, as one entry per entity and chunk.
+    /// Call it inside the transaction, just before `COMMIT`.
+    ///
+    /// - Throws: ``DatabaseError`` when the hook ran out of memory (the transaction must
+    ///   then roll back: its changes could not all be logged) or the log cannot be written.
+    func flush() throws(DatabaseError) {
+        guard isLogging, let handle else { return }
+        guard roster_capture_failed(handle) == 0 else {
+            throw DatabaseError(code: ResultCode(rawValue: SQLITE_NOMEM), message: "change tracking could not record every row this transaction changed (out of memory); the transaction was rolled back")
+        }
+        roster_capture_set_paused(handle, 1)
+        defer { roster_capture_set_paused(handle, 0) }
+        for (table, entity) in trackedEntities.enumerated() {
+            let chunks = roster_capture_chunk_count(handle, Int32(table))
+            guard chunks > 0 else { continue }
+            let insert: Statement
+            if let statement = insertStatement { insert = statement } else {
+                insert = try connection.prepare("INSERT INTO _roster_changes(entity, batch) VALUES (?, ?)")
+                insertStatement = insert
+            }
+            for chunk in 0..<chunks {
+                var size = 0
+                guard let bytes = roster_capture_chunk(handle, Int32(table), chunk, &size) else { continue }
+                insert.reset()
+                try insert.bind(.string(entity.name), at: 1)
+                try insert.bindBlob(UnsafeRawBufferPointer(start: bytes, count: size), at: 2)
+                defer { insert.reset() }
+                _ = try insert.step()
+            }
+        }
+        roster_capture_clear(handle)
+    }
+
+    /// Drops what was captured (the transaction rolled back).
+    func discard() {
+        guard let handle else { return }
+        roster_capture_clear(handle)
+    }
+
+    // MARK: Resolving the tracked tables
+
+    /// The entities whose tables have the store's triggers, or nil when the hook cannot
+    /// stand in for the triggers: the file holds a trigger that is not the store's, or one
+    /// of the store's triggers is on a table no entity names.
+    private static func trackableEntities(on connection: Connection) throws(DatabaseError) -> [Entity]? {
+        let foreign = try connection.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'trigger' AND name NOT LIKE '\\_roster\\_%' ESCAPE '\\' LIMIT 1")
+        guard try !foreign.step() else { return nil }
+        let tables = try SchemaCatalog.entitiesWithTriggers(on: connection)
+        guard !tables.isEmpty else { return [] }
+        let entities: [String: Entity]
+        do { entities = try SchemaCatalog.loadEntities(from: connection) } catch {
+            // Definitions no entity can be made of: leave the logging to the triggers.
+            guard let failure = error.databaseError else { return nil }
+            throw failure
+        }
+        var byTable: [String: Entity] = [:]
+        for entity in entities.values { byTable[entity.name.lowercased()] = entity }
+        var tracked: [Entity] = []
+        for table in tables.sorted() {
+            guard let entity = byTable[table] else { return nil }
+            tracked.append(entity)
+        }
+        return tracked
+    }
+
+    /// Tracks `entity`'s table; false when the table lacks one of its attributes.
+    private func track(_ entity: Entity, with handle: OpaquePointer) throws(DatabaseError) -> Bool {
+        let info = try connection.prepare("SELECT cid, lower(name) FROM pragma_table_info(?, 'main')")
+        try info.bind([.string(entity.name)])
+        var columnByName: [String: Int32] = [:]
+        var tableColumns: Int32 = 0
+        while try info.step() {
+            guard case let .integer(cid) = info.column(0), case let .string(name) = info.column(1) else { continue }
+            columnByName[name] = Int32(cid)
+            tableColumns += 1
+        }
+        var columns: [Int32] = []
+        for attribute in entity.attributes {
+            guard let column = columnByName[attribute.name.lowercased()] else { return false }
+            columns.append(column)
+        }
+        let index = columns.withUnsafeBufferPointer { buffer in
+            roster_capture_track(handle, entity.name, columns[entity.keyIndex], buffer.baseAddress, Int32(buffer.count), tableColumns)
+        }
+        guard index >= 0 else { throw DatabaseError(code: ResultCode(rawValue: SQLITE_NOMEM), message: "out of memory tracking entity \(entity.name)") }
+        trackedEntities.append(entity)
+        return true
+    }
+
+    private func setTriggers(enabled: Bool) {
+        _ = roster_capture_set_triggers_enabled(connection.handle, enabled ? 1 : 0)
+    }
+}

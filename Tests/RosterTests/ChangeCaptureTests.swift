@@ -1,0 +1,209 @@
+import Foundation
+import Testing
+@testable import Roster
+import RosterTestSupport
+
+/// The store's own writes, logged per transaction by the preupdate hook (``ChangeCapture``),
+/// and how readers combine them with the entries that other connections' triggers write.
+@Suite("Change capture: the store's writes logged per transaction")
+struct ChangeCaptureTests {
+    /// Log entries written by triggers (a key) and as batches (none), in the file now.
+    func entries(in store: Store) throws -> (triggered: Int64, batches: Int64) {
+        let statement = try store.writer.prepare("SELECT count(key), count(batch) FROM _roster_changes")
+        _ = try statement.step()
+        guard case let .integer(triggered) = statement.column(0), case let .integer(batches) = statement.column(1) else { return (-1, -1) }
+        return (triggered, batches)
+    }
+
+    @Test func theStoresWritesAreOneBatchATransactionAndAnotherConnectionsGoThroughTheTriggers() throws {
+        let watched = try WatchedPosts()
+        let store = watched.store
+        let start = try entries(in: store)
+        try store.write {
+            for index in 0..<50 { try store.insert("Post", ["id": .string("n\(index)"), "rank": .integer(Int64(10 + index))]) }
+        }
+        #expect(try entries(in: store) == (start.triggered, start.batches + 1))
+        #expect(watched.recorder.takeGroups().first?.objectChanges.count == 50)
+        let other = try ExternalConnection(path: store.path)
+        try other.execute("UPDATE Post SET title = 'x' WHERE id IN ('n1', 'n2')")
+        _ = try store.pollExternalChanges()
+        #expect(try entries(in: store) == (start.triggered + 2, start.batches + 1))
+        #expect(watched.recorder.takeGroups().first?.objectChanges.count == 2)
+        #expect(try watched.isExact())
+    }
+
+    @Test func aUsersOwnTriggerKeepsRunningAndTheTriggersLogWhileItIsThere() throws {
+        let watched = try WatchedPosts()
+        let store = watched.store
+        try store.execute("""
+            CREATE TABLE audit(id TEXT);
+            CREATE TRIGGER audit_post AFTER INSERT ON Post BEGIN INSERT INTO audit(id) VALUES (NEW.id); END
+            """)
+        _ = watched.recorder.takeGroups()
+        let start = try entries(in: store)
+        try store.insert("Post", ["id": "p7", "rank": 7])
+        let audited = try store.writer.prepare("SELECT group_concat(id) FROM audit")
+        _ = try audited.step()
+        #expect(audited.column(0) == "p7", "the user's trigger ran on the store's write")
+        #expect(try entries(in: store) == (start.triggered + 1, start.batches))
+        #expect(watched.recorder.takeGroups().first?.objectChanges.map(\.item) == ["p7"])
+
+        try store.execute("DROP TRIGGER audit_post")
+        try store.insert("Post", ["id": "p8", "rank": 8])
+        #expect(try entries(in: store) == (start.triggered + 1, start.batches + 1))
+        #expect(watched.recorder.takeGroups().first?.objectChanges.map(\.item) == ["p8"])
+        #expect(try watched.isExact())
+    }
+
+    /// A second store on the file reads one window of the log holding a batch and trigger
+    /// entries for the same key: the earliest of them holds the row it had before.
+    @Test(arguments: [
+        // (first write, by whom; second write; what the reader must report for p1)
+        (byStoreFirst: true, titles: ["x", "t"], reported: false),
+        (byStoreFirst: false, titles: ["x", "t"], reported: false),
+        (byStoreFirst: true, titles: ["x", "y"], reported: true),
+        (byStoreFirst: false, titles: ["x", "y"], reported: true),
+    ])
+    func aKeyWrittenByTheStoreAndByAnotherConnectionReportsItsNetChange(byStoreFirst: Bool, titles: [String], reported: Bool) throws {
+        let watched = try WatchedPosts()
+        let store = watched.store
+        let reader = try Store(path: store.path)
+        let recorder = GroupRecorder()
+        let controller = try ResultsController(store: reader, request: watched.controller.request)
+        controller.delegate = recorder
+        try controller.performFetch()
+        let other = try ExternalConnection(path: store.path)
+        for (index, title) in titles.enumerated() {
+            if (index == 0) == byStoreFirst {
+                try store.update("Post", key: "p1", ["title": .string(title)])
+            } else {
+                try other.execute("UPDATE Post SET title = '\(title)' WHERE id = 'p1'")
+            }
+        }
+        _ = try reader.pollExternalChanges()
+        let changes = recorder.takeGroups().flatMap(\.objectChanges)
+        #expect(changes.map(\.item) == (reported ? ["p1"] : []))
+        #expect(changes.allSatisfy { $0.type == .update })
+        #expect(controller.object(at: IndexPath(item: 0, section: 0))?["title"] == .string(titles[1]))
+    }
+
+    @Test func aSavepointRolledBackLeavesOnlyWhatStayedInTheBatch() throws {
+        let watched = try WatchedPosts()
+        let store = watched.store
+        struct Undo: Error {}
+        try store.write {
+            try store.insert("Post", ["id": "p8", "rank": 8])
+            _ = try? store.savepoint {
+                try store.update("Post", key: "p1", ["rank": 20])
+                try store.insert("Post", ["id": "p9", "rank": 9])
+                throw Undo()
+            }
+        }
+        let groups = watched.recorder.takeGroups()
+        #expect(groups.count == 1)
+        #expect(groups.first?.objectChanges.map(\.item) == ["p8"])
+        #expect(try watched.isExact())
+    }
+
+    @Test func aRolledBackTransactionLogsNothing() throws {
+        let watched = try WatchedPosts()
+        let store = watched.store
+        let start = try entries(in: store)
+        try store.beginTransaction()
+        try store.insert("Post", ["id": "p8", "rank": 8])
+        try store.rollback()
+        try store.insert("Post", ["id": "p9", "rank": 9])
+        #expect(try entries(in: store) == (start.triggered, start.batches + 1))
+        #expect(watched.recorder.takeGroups().flatMap(\.objectChanges).map(\.item) == ["p9"])
+    }
+
+    @Test(arguments: ["x'01ff'", "x'02'", "x''", "x'0106000361'", "'text'", "x'01060503617878'"])
+    func aBatchThatIsNotOneMakesTheQueriesRefetchAndTheyGoOn(batch: String) throws {
+        let watched = try WatchedPosts()
+        let store = watched.store
+        let other = try ExternalConnection(path: store.path)
+        try other.execute("""
+            INSERT INTO _roster_changes(entity, batch) VALUES ('Post', \(batch));
+            UPDATE Post SET rank = 0 WHERE id = 'p3'
+            """)
+        _ = try store.pollExternalChanges()
+        #expect(watched.recorder.resyncs == [.readFailed])
+        #expect(watched.recorder.errors.isEmpty)
+        #expect(try watched.isExact())
+        _ = watched.recorder.takeGroups()
+        try store.update("Post", key: "p1", ["rank": 9])
+        #expect(watched.recorder.takeGroups().count == 1)
+        #expect(watched.recorder.resyncs == [.readFailed])
+        #expect(try watched.isExact())
+    }
+}
+
+/// Reading batches: every value kind, converted as a column of the attribute's type is read,
+/// and bytes that are not a batch refused without a trap.
+@Suite("Change batch format")
+struct ChangeBatchTests {
+    let attributes = [Attribute("id", .string), Attribute("flag", .bool), Attribute("score", .double), Attribute("count", .integer), Attribute("data", .string)]
+
+    func entries(_ bytes: [UInt8]) throws(DatabaseError) -> [ChangeBatch.Entry] {
+        var entries: [ChangeBatch.Entry] = []
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+        defer { buffer.deallocate() }
+        buffer.copyBytes(from: bytes)
+        try ChangeBatch.forEachEntry(in: UnsafeRawBufferPointer(buffer), attributes: attributes, keyIndex: 0) { entries.append($0) }
+        return entries
+    }
+
+    @Test func everyValueKindIsReadAsItsAttributeReadsIt() throws {
+        let double: Double = 2.5
+        let bits = (0..<8).map { UInt8(truncatingIfNeeded: double.bitPattern >> (8 * UInt64($0))) }
+        let bytes: [UInt8] = [1, 5,
+            0, 3, 1, 0x61,  // inserted "a"
+            1, 3, 1, 0x62,  // "b", before:
+            3, 1, 0x62,  // id "b"
+            1, 2,  // flag: integer 1 → true
+            1, 6,  // score: integer 3 → 3.0
+            1, 3,  // count: integer -2 (zigzag 3)
+            4, 2, 0xC3, 0x28,  // data: a blob that is not UTF-8
+            0, 0,  // unknown (tag 2, null key)
+        ]
+        let entries = try entries(Array(bytes[0..<bytes.count - 2]) + [2, 0])
+        #expect(entries.count == 3)
+        guard case let .inserted(key) = entries[0], case let .before(other, row) = entries[1], case .unknown = entries[2] else {
+            Issue.record("unexpected entries \(entries)")
+            return
+        }
+        #expect(key == "a")
+        #expect(other == "b")
+        #expect(row == ["b", .bool(true), .double(3), .integer(-2), .invalidUTF8([0xC3, 0x28])])
+        // A real number.
+        let real = try self.entries([1, 5, 1, 3, 1, 0x63, 3, 1, 0x63, 0, 2] + bits + [1, 0, 0])
+        guard case let .before(_, values)? = real.first else {
+            Issue.record("unexpected entries \(real)")
+            return
+        }
+        #expect(values == ["c", .null, .double(2.5), .integer(0), .null])
+    }
+
+    @Test func aBatchWithAnotherColumnCountSaysItsRowsAreUnknown() throws {
+        let entries = try entries([1, 2, 1, 3, 1, 0x61, 0, 0])
+        guard case .unknown? = entries.first else {
+            Issue.record("unexpected entries \(entries)")
+            return
+        }
+    }
+
+    @Test func randomBytesAreReadOrRefusedNeverTrapped() {
+        var generator = SplitMix64(seed: 13)
+        var refused = 0
+        for _ in 0..<20_000 {
+            let count = Int.random(in: 0..<24, using: &generator)
+            var bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            if !bytes.isEmpty, Bool.random(using: &generator) { bytes[0] = 1 }
+            do throws(DatabaseError) { _ = try entries(bytes) } catch {
+                #expect(error.code == .corrupt)
+                refused += 1
+            }
+        }
+        #expect(refused > 0)
+    }
+}
