@@ -20,6 +20,9 @@ package enum BenchmarkScenario: String, CaseIterable, Sendable {
     case crossProcess = "cross-process"
     /// The worst predicates within the limits on a 64 KB value: Swift against SQLite.
     case predicate
+    /// What change tracking adds to writes: inserts, updates and deletes of 1, 1k and 100k
+    /// rows, through the store and through another connection, with and without a change log.
+    case writes
 }
 
 /// What `roster bench` runs: table sizes, commits per kind, scenarios.

@@ -48,6 +48,13 @@ final class RawDatabase {
         return statement.text(0)
     }
 
+    /// Runs SQL that returns no rows (one or more statements).
+    func execute(_ sql: String) throws(BenchmarkError) {
+        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else {
+            throw BenchmarkError("\(sql): \(String(cString: sqlite3_errmsg(handle)))")
+        }
+    }
+
     /// The version of the SQLite library in use.
     static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 }
@@ -82,6 +89,21 @@ final class RawStatement {
             sqlite3_reset(handle)
             throw BenchmarkError("\(sql): \(message)")
         }
+    }
+
+    /// Binds parameter `index` (1-based) for the next run.
+    func bind(_ text: String, at index: Int32) {
+        sqlite3_bind_text(handle, index, text, -1, csqlite_transient)
+    }
+
+    /// Binds parameter `index` (1-based) for the next run.
+    func bind(_ number: Int64, at index: Int32) {
+        sqlite3_bind_int64(handle, index, number)
+    }
+
+    /// Binds parameter `index` (1-based) for the next run.
+    func bind(_ number: Double, at index: Int32) {
+        sqlite3_bind_double(handle, index, number)
     }
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }

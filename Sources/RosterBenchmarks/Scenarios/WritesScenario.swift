@@ -1,0 +1,151 @@
+import Roster
+
+/// `writes`: what change tracking costs the writes themselves.
+///
+/// Two stores of N posts: one whose `Post` has a change log (a live query watched it once;
+/// none is open while writing, so the time is the write's alone) and one without. Each is
+/// written to two ways: through the store (`Store.insert`/`update`/`delete` in one
+/// `write`; tracked by the preupdate hook, one log entry per transaction) and through
+/// another plain SQLite connection (prepared statements in one `BEGIN IMMEDIATE`; tracked
+/// by the triggers). A round inserts k new posts, updates their score, deletes them, and
+/// finally updates every row's score in one statement; the four ways take turns.
+enum WritesScenario {
+    static let table = TextTable([
+        ("N", 9), ("operation", 22), ("store", 10), ("store tracked", 13), ("ratio", 7),
+        ("other conn.", 11), ("other tracked", 13), ("ratio", 7),
+    ])
+
+    /// One of the four ways to write.
+    private struct Way {
+        let name: String
+        let isTracked: Bool
+        let throughStore: Bool
+    }
+
+    static func run(_ configuration: BenchmarkConfiguration, reporter: BenchmarkReporter) throws {
+        reporter.print("")
+        reporter.print("writes: the write alone (begin → commit returned), ms, median of \(configuration.rounds) rounds;")
+        reporter.print("  ratio = with a change log / without (store: preupdate hook; other connection: triggers)")
+        table.header.forEach(reporter.print)
+        for size in configuration.sizes {
+            try run(size: size, rounds: configuration.rounds, reporter: reporter)
+        }
+    }
+
+    private static func run(size: Int, rounds: Int, reporter: BenchmarkReporter) throws {
+        reporter.progress("writes N=\(size): filling two tables")
+        let plain = try PostFixture(size: size)
+        let tracked = try PostFixture(size: size)
+        // Watching the entity once creates its change log; closing the query leaves it.
+        do {
+            let (controller, _) = try tracked.liveQuery()
+            withExtendedLifetime(controller) {}
+        }
+        let others = [try RawDatabase(path: plain.store.path), try RawDatabase(path: tracked.store.path)]
+        let ways = [
+            Way(name: "store", isTracked: false, throughStore: true),
+            Way(name: "store.tracked", isTracked: true, throughStore: true),
+            Way(name: "other", isTracked: false, throughStore: false),
+            Way(name: "other.tracked", isTracked: true, throughStore: false),
+        ]
+        let counts = [1, 1_000, 100_000].filter { $0 == 1 || $0 <= max(size, 1_000) }
+        let operations = counts.flatMap { count in ["insert", "update", "delete"].map { ($0, count) } } + [("update all", size)]
+        var samples: [String: Durations] = [:]
+        for round in 0..<rounds {
+            reporter.progress("writes N=\(size): round \(round + 1) of \(rounds)")
+            for offset in 0..<ways.count {
+                let way = ways[(round + offset) % ways.count]
+                let fixture = way.isTracked ? tracked : plain
+                let other = others[way.isTracked ? 1 : 0]
+                for count in counts {
+                    for operation in ["insert", "update", "delete"] {
+                        let nanoseconds = try measure {
+                            if way.throughStore {
+                                try write(operation, count: count, round: round, to: fixture.store)
+                            } else {
+                                try write(operation, count: count, round: round, to: other)
+                            }
+                        }
+                        samples["\(operation) \(count) \(way.name)", default: Durations()].append(nanoseconds)
+                    }
+                }
+                let nanoseconds = try measure {
+                    if way.throughStore {
+                        try fixture.store.execute("UPDATE Post SET score = score + 1")
+                    } else {
+                        try other.execute("UPDATE Post SET score = score + 1")
+                    }
+                }
+                samples["update all \(size) \(way.name)", default: Durations()].append(nanoseconds)
+            }
+        }
+        for (operation, count) in operations {
+            let label = operation == "update all" ? "update all (1 stmt)" : "\(operation) \(count)"
+            var cells = [String(size), label]
+            for pair in [("store", "store.tracked"), ("other", "other.tracked")] {
+                let without = samples["\(operation) \(count) \(pair.0)"] ?? Durations()
+                let with = samples["\(operation) \(count) \(pair.1)"] ?? Durations()
+                let ratio = with.median / without.median
+                cells += [Format.milliseconds(without.median), Format.milliseconds(with.median), Format.ratio(ratio)]
+                let metric = "\(operation.replacingOccurrences(of: " ", with: "_")).\(count)"
+                reporter.record(.writes, size: size, "\(metric).\(pair.0)", without)
+                reporter.record(.writes, size: size, "\(metric).\(pair.1)", with)
+                reporter.record(.writes, size: size, "\(metric).\(pair.0).ratio", ratio, unit: "x")
+            }
+            reporter.print(table.line(cells))
+        }
+    }
+
+    private static func measure(_ body: () throws -> Void) throws -> UInt64 {
+        let start = MonotonicClock.now()
+        try body()
+        return MonotonicClock.elapsed(from: start, to: MonotonicClock.now())
+    }
+
+    private static func key(_ index: Int, round: Int) -> String { "w\(round)-\(index)" }
+
+    /// k rows through the store's API, in one transaction.
+    private static func write(_ operation: String, count: Int, round: Int, to store: Store) throws {
+        try store.write {
+            for index in 0..<count {
+                let key = Value.string(key(index, round: round))
+                switch operation {
+                case "insert":
+                    try store.insert("Post", ["id": key, "day": "2026-10-15", "rank": .integer(Int64(index)),
+                                              "score": .double(1), "title": .string("Written \(index)"), "pinned": .bool(false)])
+                case "update":
+                    try store.update("Post", key: key, ["score": .double(Double(index) + 0.5)])
+                default:
+                    try store.delete("Post", key: key)
+                }
+            }
+        }
+    }
+
+    /// The same k rows through prepared statements of another connection, in one transaction.
+    private static func write(_ operation: String, count: Int, round: Int, to database: RawDatabase) throws {
+        let sql = switch operation {
+        case "insert": "INSERT INTO Post(id, day, rank, score, title, pinned) VALUES (?, '2026-10-15', ?, 1.0, ?, 0)"
+        case "update": "UPDATE Post SET score = ? WHERE id = ?"
+        default: "DELETE FROM Post WHERE id = ?"
+        }
+        let statement = try database.prepare(sql)
+        try database.execute("BEGIN IMMEDIATE")
+        for index in 0..<count {
+            let key = key(index, round: round)
+            switch operation {
+            case "insert":
+                statement.bind(key, at: 1)
+                statement.bind(Int64(index), at: 2)
+                statement.bind("Written \(index)", at: 3)
+            case "update":
+                statement.bind(Double(index) + 0.5, at: 1)
+                statement.bind(key, at: 2)
+            default:
+                statement.bind(key, at: 1)
+            }
+            _ = try statement.step()
+        }
+        try database.execute("COMMIT")
+    }
+}
