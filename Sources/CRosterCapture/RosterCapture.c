@@ -19,7 +19,7 @@
 #define CHUNK_LIMIT (8u * 1024u * 1024u)
 #define FORMAT_VERSION 1
 
-enum { TAG_INSERTED = 0, TAG_BEFORE = 1, TAG_UNKNOWN = 2 };
+enum { TAG_INSERTED = 0, TAG_BEFORE = 1, TAG_UNKNOWN = 2, TAG_CHANGED = 3 };
 enum { VALUE_NULL = 0, VALUE_INTEGER = 1, VALUE_REAL = 2, VALUE_TEXT = 3, VALUE_BLOB = 4 };
 
 typedef struct {
@@ -33,6 +33,8 @@ typedef struct {
     int key_column;
     int *columns;
     int column_count;
+    /// Scratch space for the indexes of the values an update changes.
+    int *changed;
     int table_column_count;
     buffer *chunks;
     int chunk_count;
@@ -199,6 +201,26 @@ static void put_entry(roster_capture *capture, tracked_table *table, int tag, sq
     }
 }
 
+/// An update that kept the key: the key, then the index and old value of each value it changed.
+static void put_changes(roster_capture *capture, tracked_table *table, sqlite3_value *key, int count) {
+    buffer *chunk = current_chunk(capture, table);
+    if (!chunk || !reserve(capture, chunk, 1)) return;
+    chunk->bytes[chunk->size++] = TAG_CHANGED;
+    if (!put_value(capture, chunk, key) || !reserve(capture, chunk, 10)) return;
+    put_varint(chunk, (uint64_t)count);
+    for (int i = 0; i < count; i++) {
+        int index = table->changed[i];
+        sqlite3_value *value = NULL;
+        if (sqlite3_preupdate_old(capture->db, table->columns[index], &value) != SQLITE_OK || !value) {
+            capture->failed = 1;
+            return;
+        }
+        if (!reserve(capture, chunk, 10)) return;
+        put_varint(chunk, (uint64_t)index);
+        if (!put_value(capture, chunk, value)) return;
+    }
+}
+
 static void preupdate(void *context, sqlite3 *db, int op, const char *database, const char *name,
                       sqlite3_int64 oldRowid, sqlite3_int64 newRowid) {
     (void)oldRowid;
@@ -224,26 +246,29 @@ static void preupdate(void *context, sqlite3 *db, int op, const char *database, 
         put_entry(capture, table, TAG_BEFORE, oldKey, sqlite3_preupdate_old);
         return;
     case SQLITE_UPDATE: {
-        int changed = 0;
-        for (int i = 0; i < table->column_count && !changed; i++) {
+        int changed = 0, failed = 0;
+        for (int i = 0; i < table->column_count; i++) {
             sqlite3_value *before = NULL, *after = NULL;
             if (sqlite3_preupdate_old(db, table->columns[i], &before) != SQLITE_OK
                 || sqlite3_preupdate_new(db, table->columns[i], &after) != SQLITE_OK) {
-                changed = -1;
+                failed = 1;
                 break;
             }
-            changed = !same_value(before, after);
+            if (!same_value(before, after)) table->changed[changed++] = i;
         }
-        if (changed < 0) break;
+        if (failed) break;
         if (!changed) return;  // A write of the values the row already holds changes nothing.
-        if (sqlite3_preupdate_old(db, table->key_column, &oldKey) != SQLITE_OK) break;
-        put_entry(capture, table, TAG_BEFORE, oldKey, sqlite3_preupdate_old);
-        // Read the old key again: the entry above may have read other values since.
         if (sqlite3_preupdate_old(db, table->key_column, &oldKey) != SQLITE_OK
             || sqlite3_preupdate_new(db, table->key_column, &newKey) != SQLITE_OK) break;
-        if (!same_value(oldKey, newKey) || sqlite3_value_type(oldKey) != sqlite3_value_type(newKey)) {
-            put_entry(capture, table, TAG_INSERTED, newKey, NULL);
+        if (same_value(oldKey, newKey) && sqlite3_value_type(oldKey) == sqlite3_value_type(newKey)) {
+            // The usual update: only the values it changes are logged, with their old values.
+            put_changes(capture, table, oldKey, changed);
+            return;
         }
+        // The key changed: the old key left with its whole row, and a new key came.
+        put_entry(capture, table, TAG_BEFORE, oldKey, sqlite3_preupdate_old);
+        if (sqlite3_preupdate_new(db, table->key_column, &newKey) != SQLITE_OK) break;
+        put_entry(capture, table, TAG_INSERTED, newKey, NULL);
         return;
     }
     default:
@@ -305,9 +330,11 @@ int roster_capture_track(roster_capture *capture, const char *name, int key_colu
     size_t length = strlen(name);
     table.name = malloc(length + 1);
     table.columns = malloc((size_t)(column_count > 0 ? column_count : 1) * sizeof *table.columns);
-    if (!table.name || !table.columns) {
+    table.changed = malloc((size_t)(column_count > 0 ? column_count : 1) * sizeof *table.changed);
+    if (!table.name || !table.columns || !table.changed) {
         free(table.name);
         free(table.columns);
+        free(table.changed);
         return -1;
     }
     memcpy(table.name, name, length + 1);
@@ -326,6 +353,7 @@ void roster_capture_untrack_all(roster_capture *capture) {
         for (int j = 0; j < table->chunk_capacity; j++) free(table->chunks[j].bytes);
         free(table->chunks);
         free(table->columns);
+        free(table->changed);
         free(table->name);
     }
     capture->table_count = 0;

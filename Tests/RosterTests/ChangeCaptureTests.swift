@@ -184,6 +184,20 @@ struct ChangeBatchTests {
         #expect(values == ["c", .null, .double(2.5), .integer(0), .null])
     }
 
+    @Test func anUpdateHoldsTheIndexAndOldValueOfWhatItChanged() throws {
+        let entries = try entries([1, 5, 3, 3, 1, 0x61, 2, 1, 1, 0, 3, 1, 7])
+        guard case let .changed(key, values)? = entries.first else {
+            Issue.record("unexpected entries \(entries)")
+            return
+        }
+        #expect(key == "a")
+        #expect(values.map(\.index) == [1, 3])
+        #expect(values.map(\.value) == [.bool(false), .integer(-4)])
+        // An index past the row, or more values than the row has: not a batch.
+        #expect(throws: DatabaseError.self) { try self.entries([1, 5, 3, 3, 1, 0x61, 1, 5, 0]) }
+        #expect(throws: DatabaseError.self) { try self.entries([1, 5, 3, 3, 1, 0x61, 6]) }
+    }
+
     @Test func aBatchWithAnotherColumnCountSaysItsRowsAreUnknown() throws {
         let entries = try entries([1, 2, 1, 3, 1, 0x61, 0, 0])
         guard case .unknown? = entries.first else {
@@ -205,5 +219,88 @@ struct ChangeBatchTests {
             }
         }
         #expect(refused > 0)
+    }
+}
+
+/// The rows before that a reader rebuilds from batches (whole rows, or the values an update
+/// changed) and trigger entries, checked against the rows the reader last read, over random
+/// writes of the store and of another connection between two reads.
+@Suite("Change capture: rows before, random")
+struct ChangeCaptureRandomTests {
+    @Test(arguments: 0..<12)
+    func everyTouchedKeyComesWithItsRowAtTheLastReadAndNoChangedKeyIsMissed(seed: UInt64) throws {
+        var generator = SplitMix64(seed: seed)
+        let writer = try Store.temporary()
+        try writer.define(Entity("Item", key: "id", attributes: [
+            Attribute("id", .string), Attribute("title", .string), Attribute("rank", .integer), Attribute("score", .double),
+        ]))
+        try writer.ensureTracking(of: writer.entity(named: "Item"))
+        let reader = try Store(path: writer.path)
+        let entity = try reader.entity(named: "Item")
+        let other = try ExternalConnection(path: writer.path)
+        let keys = (0..<8).map { Value.string("k\($0)") }
+        func table() throws -> [Value: [Value]] {
+            let statement = try reader.reader.prepare("SELECT id, title, rank, score FROM Item")
+            var rows: [Value: [Value]] = [:]
+            while try statement.step() {
+                let row = entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) }
+                rows[row[0]] = row
+            }
+            return rows
+        }
+        func collect() throws -> [Value: TouchedRow] {
+            try reader.sqlite.beginCommittedRead()
+            defer { reader.sqlite.endCommittedRead(abandon: false) }
+            return try reader.sqlite.collectChanges(of: [entity])?.rows(of: entity) ?? [:]
+        }
+        _ = try collect()
+        var seen = try table()
+        func randomValues() -> [String: Value] {
+            var values: [String: Value] = [:]
+            if Bool.random(using: &generator) { values["title"] = .string(["a", "b", "c"].randomElement(using: &generator) ?? "a") }
+            if Bool.random(using: &generator) { values["rank"] = .integer(Int64.random(in: 0..<3, using: &generator)) }
+            if Bool.random(using: &generator) { values["score"] = Bool.random(using: &generator) ? .null : .double(Double(Int.random(in: 0..<2, using: &generator))) }
+            return values
+        }
+        for step in 0..<150 {
+            let key = keys.randomElement(using: &generator) ?? keys[0]
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<5:
+                // The store: a transaction of one to four writes, some to the same key.
+                try writer.write {
+                    for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                        let key = Bool.random(using: &generator) ? key : (keys.randomElement(using: &generator) ?? key)
+                        let exists = try writer.fetch("Item", key: key) != nil
+                        if !exists {
+                            try writer.insert("Item", randomValues().merging(["id": key]) { $1 })
+                        } else if Int.random(in: 0..<4, using: &generator) == 0 {
+                            try writer.delete("Item", key: key)
+                        } else {
+                            try writer.update("Item", key: key, randomValues())
+                        }
+                    }
+                }
+            case 5..<8:
+                let quoted = "'\(key.description.filter { $0 != "'" })'"
+                let sql = [
+                    "INSERT OR REPLACE INTO Item(id, title, rank) VALUES (\(quoted), 'x', \(Int.random(in: 0..<3, using: &generator)))",
+                    "UPDATE Item SET title = 'b', rank = rank + 1 WHERE id = \(quoted)",
+                    "UPDATE Item SET score = NULL WHERE id = \(quoted)",
+                    "DELETE FROM Item WHERE id = \(quoted)",
+                ].randomElement(using: &generator) ?? ""
+                try other.execute(sql)
+            default:
+                let touched = try collect()
+                let now = try table()
+                for (key, row) in touched {
+                    #expect(row.before == seen[key], "step \(step): \(key) before")
+                    #expect(row.after == now[key], "step \(step): \(key) after")
+                }
+                for key in Set(seen.keys).union(now.keys) where seen[key] != now[key] {
+                    #expect(touched[key] != nil, "step \(step): \(key) changed but was not touched")
+                }
+                seen = now
+            }
+        }
     }
 }

@@ -42,11 +42,13 @@ struct ChangeLogTests {
         #expect(try count("_roster_changes", in: store) == entries + 1)
         #expect(try count("_roster_before_Post", in: store) == beforeImages)
         let batch = try newestBatch(in: store, entity: "Post")
-        // Each entry as [key] (inserted) or [key, title before]; unknown as [].
+        // Each entry as [key] (inserted), [key, title before] (deleted) or [key, old
+        // values it changed] (updated); unknown as [].
         let shown = batch.map { entry -> [Value] in
             switch entry {
             case let .inserted(key): [key]
             case let .before(key, row): [key, row[1]]
+            case let .changed(key, values): [key] + values.map(\.value)
             case .unknown: []
             }
         }
@@ -267,14 +269,15 @@ struct ChangeLogTests {
         #expect(recorder.takeGroups().isEmpty)
         try store.update("Post", key: "p3", ["likes": nil])
         #expect(recorder.takeGroups().count == 1)
-        // The batch was read with the entity as the store knows it now: likes is its fifth value.
+        // The batch was read with the entity as the store knows it now: likes is its last value.
         let batch = try newestBatch(in: store, entity: "Post")
-        guard case let .before(key, row)? = batch.first else {
-            Issue.record("expected a row before, got \(batch)")
+        guard case let .changed(key, values)? = batch.first else {
+            Issue.record("expected an update, got \(batch)")
             return
         }
         #expect(key == "p3")
-        #expect(row.last == .integer(4))
+        #expect(values.map(\.index) == [attributes.count - 1])
+        #expect(values.map(\.value) == [.integer(4)])
     }
 
     @Test func pruningDropsBeforeImagesWithTheirLogEntries() throws {

@@ -67,13 +67,20 @@ func newestBatch(in store: Store, entity name: String) throws -> [ChangeBatch.En
     return entries
 }
 
-/// The row before of the last entry for `key` in the newest batch of `entity`, as
-/// attribute name → value; nil when the batch holds none.
+/// What the last entry for `key` in the newest batch of `entity` holds of its row before,
+/// as attribute name → value: the whole row for a delete, the values it changed for an
+/// update; nil when the batch has no such entry.
 func rowBefore(_ key: Value, inNewestBatchOf name: String, in store: Store) throws -> [String: Value]? {
     let entity = try store.entity(named: name)
     for entry in try newestBatch(in: store, entity: name).reversed() {
-        guard case let .before(entryKey, row) = entry, entryKey == key else { continue }
-        return Dictionary(uniqueKeysWithValues: zip(entity.attributes.map(\.name), row))
+        switch entry {
+        case let .before(entryKey, row) where entryKey == key:
+            return Dictionary(uniqueKeysWithValues: zip(entity.attributes.map(\.name), row))
+        case let .changed(entryKey, values) where entryKey == key:
+            return Dictionary(uniqueKeysWithValues: values.map { (entity.attributes[$0.index].name, $0.value) })
+        default:
+            continue
+        }
     }
     return nil
 }

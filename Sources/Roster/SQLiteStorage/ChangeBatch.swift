@@ -5,18 +5,25 @@
 ///
 /// ```
 /// batch   := version:u8 (= 1)  columns:varint  entry*
-/// entry   := tag:u8  key:value  [value × columns, when tag = 1]
+/// entry   := tag:u8  key:value  [value × columns, when tag = 1]  [changes, when tag = 3]
 ///            tag 0: the key was inserted (no row had it before this write)
 ///            tag 1: the key's row before this write follows, in the entity's attribute order
 ///            tag 2: the row before could not be read (the table's columns changed inside
 ///                   the transaction); the key is null and readers re-fetch
+///            tag 3: an update that kept the key; changes := count:varint, then count ×
+///                   (index:varint value): the attribute index and old value of each value
+///                   it changed
 /// value   := 0 (null) | 1 zigzag-varint (integer) | 2 u64 (IEEE double) | 3 varint bytes (text)
 ///            | 4 varint bytes (blob)
 /// ```
 ///
-/// Entries are in write order and not merged: a key written twice has two entries, and the
+/// Entries are in write order and not merged: a key written twice has two entries. The
 /// first one holds its row at the start of the transaction, as the first log entry of a key
-/// does for trigger-written entries. Values are read as ``Statement/column(_:as:)`` reads
+/// does for trigger-written entries — whole for a delete (tag 1), or, for an update (tag 3),
+/// as the values it changed: the rest of the row is as the update left it, which the reader
+/// rebuilds backwards from the row's next whole image, or from the row now
+/// (``ChangeTracker``). An update logs a tenth to a half of what a whole row would take,
+/// and each logged byte is written twice (the log, then the checkpoint). Values are read as ``Statement/column(_:as:)`` reads
 /// the same value from a column of that attribute's type.
 ///
 /// A batch comes from the file, so another program may have written anything there: every
@@ -29,6 +36,9 @@ struct ChangeBatch {
         case inserted(key: Value)
         /// The key's row before this write.
         case before(key: Value, row: [Value])
+        /// An update that kept the key: the index and old value of each value it changed;
+        /// the other values were as the update left them.
+        case changed(key: Value, values: [(index: Int, value: Value)])
         /// The row before could not be read: the reader must re-fetch.
         case unknown
     }
@@ -67,6 +77,20 @@ struct ChangeBatch {
                 try body(.before(key: key, row: row))
             case 2:
                 try body(.unknown)
+            case 3:
+                let count = try reader.varint()
+                guard count <= columns else { throw ByteReader.corrupt("an update changes more values than a row has") }
+                var values: [(index: Int, value: Value)] = []
+                values.reserveCapacity(Int(count))
+                for _ in 0..<count {
+                    let index = try reader.varint()
+                    guard index < columns else { throw ByteReader.corrupt("a changed value's index is past the row's end") }
+                    // Indexes are checked against the batch's own columns; with another
+                    // count they cannot be mapped, and the row is unknown.
+                    let type = matches ? attributes[Int(index)].type : .string
+                    values.append((Int(index), try reader.value(as: type)))
+                }
+                try body(matches ? .changed(key: key, values: values) : .unknown)
             default:
                 throw ByteReader.corrupt("unknown entry tag \(tag)")
             }

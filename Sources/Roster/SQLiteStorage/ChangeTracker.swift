@@ -94,8 +94,9 @@ final class ChangeTracker {
 
     private func touchedRows(of entity: Entity, after first: Int64, through last: Int64) throws(DatabaseError) -> (rows: [Value: TouchedRow], resync: ResyncReason?, batchedRowsBeyondEntries: Int64) {
         // Entries the store's own connection wrote, a transaction each: the first entry of
-        // each key, in log order, with the row it held before (nil: the key was new).
-        var batched: [Value: (seq: Int64, before: [Value]?)] = [:]
+        // each key after the cursor, in log order (and the later ones when the first holds
+        // only the values an update changed).
+        var batched: [Value: BatchedKey] = [:]
         var resync: ResyncReason?
         var batchedRowsBeyondEntries: Int64 = 0
         if let batches = try batchStatement() {
@@ -108,14 +109,19 @@ final class ChangeTracker {
                     try batches.withBytes(ofColumn: 1) { (bytes) throws(DatabaseError) in
                         try ChangeBatch.forEachEntry(in: bytes, attributes: entity.attributes, keyIndex: entity.keyIndex) { (entry) throws(DatabaseError) in
                             batchedRowsBeyondEntries += 1
+                            let key: Value
                             switch entry {
-                            case let .inserted(key):
-                                if batched[key] == nil { batched[key] = (seq, nil) }
-                            case let .before(key, row):
-                                if batched[key] == nil { batched[key] = (seq, row) }
+                            case let .inserted(entryKey), let .before(entryKey, _), let .changed(entryKey, _):
+                                key = entryKey
                             case .unknown:
                                 // Written while the table's columns changed: its rows cannot be read.
                                 resync = resync ?? .schemaChanged
+                                return
+                            }
+                            if let index = batched.index(forKey: key) {
+                                if case .changed = batched.values[index].first { batched.values[index].later.append((seq, entry)) }
+                            } else {
+                                batched[key] = BatchedKey(seq: seq, first: entry)
                             }
                         }
                     }
@@ -149,7 +155,11 @@ final class ChangeTracker {
             let hasRow = !statement.column(afterOffset + entity.keyIndex).isNull
             var before = hadRow ? row(startingAt: 3) : nil
             if let earlier = batched.removeValue(forKey: key), case let .integer(firstEntry) = statement.column(1), earlier.seq < firstEntry {
-                before = earlier.before
+                // The batch came first; the trigger's row before is as its writes left it.
+                switch earlier.rowAtCursor(rowAfter: before, before: firstEntry) {
+                case let .known(row): before = row
+                case .unknown: resync = resync ?? .readFailed
+                }
             }
             rows[key] = TouchedRow(before: before, after: hasRow ? row(startingAt: afterOffset) : nil)
         }
@@ -162,7 +172,11 @@ final class ChangeTracker {
                 if try lookup.step() {
                     after = attributes.indices.map { lookup.column($0, as: attributes[$0].type) }
                 }
-                rows[key] = TouchedRow(before: entry.before, after: after)
+                guard case let .known(before) = entry.rowAtCursor(rowAfter: after, before: nil) else {
+                    resync = resync ?? .readFailed
+                    continue
+                }
+                rows[key] = TouchedRow(before: before, after: after)
             }
         }
         return (rows, resync, batchedRowsBeyondEntries)
@@ -275,5 +289,61 @@ final class ChangeTracker {
         defer { statement.reset() }
         guard try statement.step(), case let .integer(value) = statement.column(0) else { return 0 }
         return value
+    }
+}
+
+/// What the batches after a reader's cursor say of one key.
+private struct BatchedKey {
+    /// The log entry of the key's first batch entry.
+    let seq: Int64
+    /// The key's first batch entry.
+    let first: ChangeBatch.Entry
+    /// The key's later batch entries, with their log entries, kept only when `first` holds
+    /// just the values an update changed.
+    var later: [(seq: Int64, entry: ChangeBatch.Entry)] = []
+
+    init(seq: Int64, first: ChangeBatch.Entry) {
+        self.seq = seq
+        self.first = first
+    }
+
+    /// The key's row at the cursor, as the log tells it.
+    enum RowAtCursor {
+        /// The row (nil: no row had the key).
+        case known([Value]?)
+        /// The log does not add up: a write skipped it, or a batch could not be read.
+        case unknown
+    }
+
+    /// The key's row at the cursor.
+    ///
+    /// - Parameters:
+    ///   - rowAfter: the key's row just before log entry `before`, or its row now when
+    ///     `before` is nil: where an update's changed values are put back from.
+    ///   - before: the log entry whose row before `rowAfter` is; batch entries from it on
+    ///     are not undone.
+    func rowAtCursor(rowAfter: [Value]?, before: Int64?) -> RowAtCursor {
+        switch first {
+        case .inserted: return .known(nil)
+        case let .before(_, row): return .known(row)
+        case .unknown: return .unknown
+        case .changed: break
+        }
+        var state = rowAfter
+        for (seq, entry) in ([(seq, first)] + later).reversed() where before.map({ seq < $0 }) ?? true {
+            switch entry {
+            case .inserted:
+                state = nil
+            case let .before(_, row):
+                state = row
+            case let .changed(_, values):
+                guard var row = state else { return .unknown }
+                for (index, value) in values where index < row.count { row[index] = value }
+                state = row
+            case .unknown:
+                return .unknown
+            }
+        }
+        return .known(state)
     }
 }
