@@ -69,9 +69,17 @@ final class ChangeTracker {
         if isNewlyPruned {
             changes.resync = .logPruned
         } else {
+            var batches: [EntityBatches] = []
             for entity in entities {
-                let touched = try touchedRows(of: entity, after: cursor, through: newest)
-                rows += touched.batchedRowsBeyondEntries
+                batches.append(try readBatches(of: entity, after: cursor, through: newest))
+            }
+            // When batches are every entry in the window (the usual case: only this store
+            // wrote), there are no trigger entries to join: numbers are given in order and
+            // a rollback takes back the ones it took.
+            let readsTriggerEntries = batches.reduce(0) { $0 + $1.entries } < newest - cursor
+            for (entity, batch) in zip(entities, batches) {
+                rows += batch.rowsBeyondEntries
+                let touched = try touchedRows(of: entity, after: cursor, through: newest, batches: batch, readingTriggerEntries: readsTriggerEntries)
                 changes.rowsByEntity[entity.name] = touched.rows
                 if let resync = touched.resync { changes.resync = changes.resync ?? resync }
             }
@@ -92,52 +100,104 @@ final class ChangeTracker {
         lastDataVersion = try reader.dataVersion()
     }
 
-    private func touchedRows(of entity: Entity, after first: Int64, through last: Int64) throws(DatabaseError) -> (rows: [Value: TouchedRow], resync: ResyncReason?, batchedRowsBeyondEntries: Int64) {
-        // Entries the store's own connection wrote, a transaction each: the first entry of
-        // each key after the cursor, in log order (and the later ones when the first holds
-        // only the values an update changed).
-        var batched: [Value: BatchedKey] = [:]
+    /// What the batches of one entity in a window of the log say.
+    private struct EntityBatches {
+        /// The first entry of each key, in log order (and the later ones when the first
+        /// holds only the values an update changed).
+        var keys: [Value: BatchedKey] = [:]
+        /// Why the queries must re-fetch instead, when a batch could not be read.
         var resync: ResyncReason?
-        var batchedRowsBeyondEntries: Int64 = 0
+        /// How many log entries were batches.
+        var entries: Int64 = 0
+        /// The batches' rows beyond their one entry each: what pruning counts.
+        var rowsBeyondEntries: Int64 = 0
+    }
+
+    /// Reads the entity's batches after `first` through `last`: the entries the store's own
+    /// connection wrote, a transaction each.
+    private func readBatches(of entity: Entity, after first: Int64, through last: Int64) throws(DatabaseError) -> EntityBatches {
+        var read = EntityBatches()
         if let batches = try batchStatement() {
             try batches.bind([.string(entity.name), .integer(first), .integer(last)])
             defer { batches.reset() }
             while try batches.step() {
                 guard case let .integer(seq) = batches.column(0) else { continue }
-                batchedRowsBeyondEntries -= 1
+                read.entries += 1
+                read.rowsBeyondEntries -= 1
                 do {
                     try batches.withBytes(ofColumn: 1) { (bytes) throws(DatabaseError) in
                         try ChangeBatch.forEachEntry(in: bytes, attributes: entity.attributes, keyIndex: entity.keyIndex) { (entry) throws(DatabaseError) in
-                            batchedRowsBeyondEntries += 1
+                            read.rowsBeyondEntries += 1
                             let key: Value
                             switch entry {
                             case let .inserted(entryKey), let .before(entryKey, _), let .changed(entryKey, _):
                                 key = entryKey
                             case .unknown:
                                 // Written while the table's columns changed: its rows cannot be read.
-                                resync = resync ?? .schemaChanged
+                                read.resync = read.resync ?? .schemaChanged
                                 return
                             }
-                            if let index = batched.index(forKey: key) {
-                                if case .changed = batched.values[index].first { batched.values[index].later.append((seq, entry)) }
+                            if let index = read.keys.index(forKey: key) {
+                                if case .changed = read.keys.values[index].first { read.keys.values[index].later.append((seq, entry)) }
                             } else {
-                                batched[key] = BatchedKey(seq: seq, first: entry)
+                                read.keys[key] = BatchedKey(seq: seq, first: entry)
                             }
                         }
                     }
                 } catch where error.code == .corrupt {
                     // Another program wrote something that is not a batch: the rows it
                     // stands for are unknown, so the queries re-fetch, and go on after it.
-                    resync = .readFailed
+                    read.resync = .readFailed
                 }
             }
         }
+        return read
+    }
+
+    /// The entity's touched keys after `first` through `last`, with their rows at the
+    /// cursor and now: from its batches, and from the trigger entries when
+    /// `readingTriggerEntries`.
+    private func touchedRows(
+        of entity: Entity, after first: Int64, through last: Int64, batches: EntityBatches, readingTriggerEntries: Bool
+    ) throws(DatabaseError) -> (rows: [Value: TouchedRow], resync: ResyncReason?) {
+        var batched = batches.keys
+        var resync = batches.resync
+        var rows: [Value: TouchedRow] = [:]
+        let attributes = entity.attributes
+        if readingTriggerEntries {
+            try readTriggerEntries(of: entity, after: first, through: last, batched: &batched, resync: &resync, into: &rows)
+        }
+        if !batched.isEmpty {
+            let lookup = try lookupStatement(for: entity)
+            for (key, entry) in batched {
+                try lookup.bind([key])
+                defer { lookup.reset() }
+                var after: [Value]?
+                if try lookup.step() {
+                    after = attributes.indices.map { lookup.column($0, as: attributes[$0].type) }
+                }
+                guard case let .known(before) = entry.rowAtCursor(rowAfter: after, before: nil) else {
+                    resync = resync ?? .readFailed
+                    continue
+                }
+                rows[key] = TouchedRow(before: before, after: after)
+            }
+        }
+        return (rows, resync)
+    }
+
+    /// Reads the trigger entries of the entity in the window, with their rows before and
+    /// now in one join, into `rows`; a key whose batch entry came first takes its row before
+    /// from the batch (and leaves `batched`).
+    private func readTriggerEntries(
+        of entity: Entity, after first: Int64, through last: Int64,
+        batched: inout [Value: BatchedKey], resync: inout ResyncReason?, into rows: inout [Value: TouchedRow]
+    ) throws(DatabaseError) {
         // Entries the triggers wrote (other connections, or this one while a trigger not the
         // store's own is in the file), with their rows before and now in one join.
         let statement = try rowStatement(for: entity)
         try statement.bind([.integer(first), .integer(last), .string(entity.name)])
         defer { statement.reset() }
-        var rows: [Value: TouchedRow] = [:]
         let attributes = entity.attributes
         func row(startingAt offset: Int) -> [Value] {
             var values: [Value] = []
@@ -163,23 +223,6 @@ final class ChangeTracker {
             }
             rows[key] = TouchedRow(before: before, after: hasRow ? row(startingAt: afterOffset) : nil)
         }
-        if !batched.isEmpty {
-            let lookup = try lookupStatement(for: entity)
-            for (key, entry) in batched {
-                try lookup.bind([key])
-                defer { lookup.reset() }
-                var after: [Value]?
-                if try lookup.step() {
-                    after = attributes.indices.map { lookup.column($0, as: attributes[$0].type) }
-                }
-                guard case let .known(before) = entry.rowAtCursor(rowAfter: after, before: nil) else {
-                    resync = resync ?? .readFailed
-                    continue
-                }
-                rows[key] = TouchedRow(before: before, after: after)
-            }
-        }
-        return (rows, resync, batchedRowsBeyondEntries)
     }
 
     /// Drops compiled statements, after an entity's columns changed.
