@@ -103,6 +103,11 @@ static int put_value(roster_capture *capture, buffer *b, sqlite3_value *value) {
         // The pointer first, then the size: sqlite3_value_bytes counts what _text returned.
         const void *data = isText ? (const void *)sqlite3_value_text(value) : sqlite3_value_blob(value);
         size_t count = (size_t)sqlite3_value_bytes(value);
+        if (!data && count > 0) {
+            // SQLite could not make the text (out of memory).
+            capture->failed = 1;
+            return 0;
+        }
         if (!reserve(capture, b, 11 + count)) return 0;
         b->bytes[b->size++] = isText ? VALUE_TEXT : VALUE_BLOB;
         put_varint(b, count);
@@ -117,10 +122,12 @@ static int put_value(roster_capture *capture, buffer *b, sqlite3_value *value) {
     }
 }
 
-/// The chunk the next entry goes into: the last one, or a new one when it is full.
-static buffer *current_chunk(roster_capture *capture, tracked_table *table) {
-    if (table->chunk_count > 0 && table->chunks[table->chunk_count - 1].size < CHUNK_LIMIT) {
-        return &table->chunks[table->chunk_count - 1];
+/// The chunk the next entry, of about `size` bytes, goes into: the last one, or a new one
+/// when the entry would take it past the limit (a chunk holds at least one entry).
+static buffer *current_chunk(roster_capture *capture, tracked_table *table, size_t size) {
+    if (table->chunk_count > 0) {
+        buffer *last = &table->chunks[table->chunk_count - 1];
+        if (last->size + size <= CHUNK_LIMIT || last->size <= 12) return last;
     }
     if (table->chunk_count == table->chunk_capacity) {
         int capacity = table->chunk_capacity ? table->chunk_capacity * 2 : 4;
@@ -162,7 +169,11 @@ static int same_value(sqlite3_value *a, sqlite3_value *b) {
     int na = sqlite3_value_bytes(a);
     const void *pb = tb == SQLITE_TEXT ? (const void *)sqlite3_value_text(b) : sqlite3_value_blob(b);
     int nb = sqlite3_value_bytes(b);
-    return na == nb && (na == 0 || memcmp(pa, pb, (size_t)na) == 0);
+    if (na != nb) return 0;
+    if (na == 0) return 1;
+    // Out of memory making the text: say "changed", which logs the row (or fails the capture).
+    if (!pa || !pb) return 0;
+    return memcmp(pa, pb, (size_t)na) == 0;
 }
 
 static int find_table(roster_capture *capture, const char *name) {
@@ -180,8 +191,19 @@ static int find_table(roster_capture *capture, const char *name) {
 
 typedef int (*row_reader)(sqlite3 *, int, sqlite3_value **);
 
+/// About how many bytes a value takes in an entry.
+static size_t value_size(sqlite3_value *value) {
+    int type = sqlite3_value_type(value);
+    return 11 + (type == SQLITE_TEXT || type == SQLITE_BLOB ? (size_t)sqlite3_value_bytes(value) : 0);
+}
+
 static void put_entry(roster_capture *capture, tracked_table *table, int tag, sqlite3_value *key, row_reader read) {
-    buffer *chunk = current_chunk(capture, table);
+    size_t size = 1 + (key ? value_size(key) : 1);
+    for (int i = 0; tag == TAG_BEFORE && i < table->column_count; i++) {
+        sqlite3_value *value = NULL;
+        if (read(capture->db, table->columns[i], &value) == SQLITE_OK && value) size += value_size(value);
+    }
+    buffer *chunk = current_chunk(capture, table, size);
     if (!chunk || !reserve(capture, chunk, 1)) return;
     chunk->bytes[chunk->size++] = (unsigned char)tag;
     if (key) {
@@ -203,7 +225,12 @@ static void put_entry(roster_capture *capture, tracked_table *table, int tag, sq
 
 /// An update that kept the key: the key, then the index and old value of each value it changed.
 static void put_changes(roster_capture *capture, tracked_table *table, sqlite3_value *key, int count) {
-    buffer *chunk = current_chunk(capture, table);
+    size_t size = 1 + value_size(key) + 10;
+    for (int i = 0; i < count; i++) {
+        sqlite3_value *value = NULL;
+        if (sqlite3_preupdate_old(capture->db, table->columns[table->changed[i]], &value) == SQLITE_OK && value) size += 10 + value_size(value);
+    }
+    buffer *chunk = current_chunk(capture, table, size);
     if (!chunk || !reserve(capture, chunk, 1)) return;
     chunk->bytes[chunk->size++] = TAG_CHANGED;
     if (!put_value(capture, chunk, key) || !reserve(capture, chunk, 10)) return;
@@ -400,6 +427,12 @@ void roster_capture_clear(roster_capture *capture) {
             }
         }
         table->chunk_count = 0;
+    }
+}
+
+void roster_capture_mark_unknown(roster_capture *capture) {
+    for (int i = 0; i < capture->table_count; i++) {
+        put_entry(capture, &capture->tables[i], TAG_UNKNOWN, NULL, NULL);
     }
 }
 

@@ -87,6 +87,52 @@ struct ChangeCaptureTests {
         #expect(controller.object(at: IndexPath(item: 0, section: 0))?["title"] == .string(titles[1]))
     }
 
+    @Test func aTriggerCreatedInsideATransactionRunsForTheRestOfIt() throws {
+        let watched = try WatchedPosts()
+        let store = watched.store
+        try store.write {
+            try store.update("Post", key: "p2", ["title": "before the trigger"])
+            try store.execute("CREATE TABLE audit(id TEXT); CREATE TRIGGER audit_post AFTER UPDATE ON Post BEGIN INSERT INTO audit(id) VALUES (NEW.id); END")
+            try store.update("Post", key: "p1", ["title": "after the trigger"])
+        }
+        let audited = try store.writer.prepare("SELECT group_concat(id) FROM audit")
+        _ = try audited.step()
+        #expect(audited.column(0) == "p1")
+        let changes = watched.recorder.takeGroups().flatMap(\.objectChanges)
+        #expect(Set(changes.map(\.item)) == ["p1", "p2"])
+        #expect(try watched.isExact())
+    }
+
+    @Test func aGeneratedColumnInTheTableKeepsTheHookMappingRight() throws {
+        let watched = try WatchedPosts()
+        let store = watched.store
+        try store.execute("ALTER TABLE Post ADD COLUMN lowered TEXT GENERATED ALWAYS AS (lower(title)) VIRTUAL")
+        _ = watched.recorder.takeGroups()
+        let resyncs = watched.recorder.resyncs.count
+        try store.update("Post", key: "p3", ["rank": 0])
+        try store.update("Post", key: "p1", ["title": "New"])
+        #expect(watched.recorder.takeGroups().count == 2)
+        #expect(watched.recorder.resyncs.count == resyncs, "no re-fetch: every row was logged")
+        #expect(try watched.isExact())
+    }
+
+    @Test func columnsRearrangedInsideATransactionMakeTheQueriesRefetch() throws {
+        let watched = try WatchedPosts()
+        let store = watched.store
+        try store.execute("ALTER TABLE Post ADD COLUMN note TEXT")
+        _ = watched.recorder.takeGroups()
+        let resyncs = watched.recorder.resyncs.count
+        // The same number of columns after, but `note2` where `note` was.
+        try store.write {
+            try store.execute("ALTER TABLE Post DROP COLUMN note")
+            try store.execute("ALTER TABLE Post ADD COLUMN note2 TEXT")
+            try store.update("Post", key: "p1", ["rank": 10])
+        }
+        #expect(watched.recorder.resyncs.count == resyncs + 1)
+        #expect(try watched.isExact())
+        #expect(watched.controller.indexPath(for: "p1") == IndexPath(item: 2, section: 0))
+    }
+
     @Test func aSavepointRolledBackLeavesOnlyWhatStayedInTheBatch() throws {
         let watched = try WatchedPosts()
         let store = watched.store
@@ -196,6 +242,22 @@ struct ChangeBatchTests {
         // An index past the row, or more values than the row has: not a batch.
         #expect(throws: DatabaseError.self) { try self.entries([1, 5, 3, 3, 1, 0x61, 1, 5, 0]) }
         #expect(throws: DatabaseError.self) { try self.entries([1, 5, 3, 3, 1, 0x61, 6]) }
+    }
+
+    @Test func hugeCountsInABatchAreRefusedNotTrapped() {
+        func varint(_ value: UInt64) -> [UInt8] {
+            var value = value
+            var bytes: [UInt8] = []
+            while value >= 0x80 {
+                bytes.append(UInt8(value & 0x7F) | 0x80)
+                value >>= 7
+            }
+            return bytes + [UInt8(value)]
+        }
+        // Another column count, then an update of 2^63 values; the same with five columns.
+        #expect(throws: DatabaseError.self) { try self.entries([1] + varint(.max) + [3, 0] + varint(1 << 63)) }
+        #expect(throws: DatabaseError.self) { try self.entries([1, 5, 3, 0] + varint(1 << 63)) }
+        #expect(throws: DatabaseError.self) { try self.entries([1, 5, 3, 0, 1] + varint(1 << 40) + [0]) }
     }
 
     @Test func aBatchWithAnotherColumnCountSaysItsRowsAreUnknown() throws {

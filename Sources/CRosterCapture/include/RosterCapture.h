@@ -47,6 +47,10 @@ int roster_capture_failed(const roster_capture *capture);
 /// Drops every captured entry (after they were written to the log, or after a rollback).
 void roster_capture_clear(roster_capture *capture);
 
+/// Adds to every tracked table an entry whose row before is unknown, so that readers
+/// re-fetch (the table's columns changed inside the transaction).
+void roster_capture_mark_unknown(roster_capture *capture);
+
 /// Pauses (1) or resumes (0) capturing, for the store's own bookkeeping writes.
 void roster_capture_set_paused(roster_capture *capture, int paused);
 

@@ -79,18 +79,24 @@ struct ChangeBatch {
                 try body(.unknown)
             case 3:
                 let count = try reader.varint()
-                guard count <= columns else { throw ByteReader.corrupt("an update changes more values than a row has") }
+                guard matches else {
+                    // Indexes of another row layout cannot be mapped: skip them, unread.
+                    for _ in 0..<count {
+                        _ = try reader.varint()
+                        try reader.skipValue()
+                    }
+                    try body(.unknown)
+                    continue
+                }
+                guard count <= UInt64(attributes.count) else { throw ByteReader.corrupt("an update changes more values than a row has") }
                 var values: [(index: Int, value: Value)] = []
                 values.reserveCapacity(Int(count))
                 for _ in 0..<count {
                     let index = try reader.varint()
-                    guard index < columns else { throw ByteReader.corrupt("a changed value's index is past the row's end") }
-                    // Indexes are checked against the batch's own columns; with another
-                    // count they cannot be mapped, and the row is unknown.
-                    let type = matches ? attributes[Int(index)].type : .string
-                    values.append((Int(index), try reader.value(as: type)))
+                    guard index < UInt64(attributes.count) else { throw ByteReader.corrupt("a changed value's index is past the row's end") }
+                    values.append((Int(index), try reader.value(as: attributes[Int(index)].type)))
                 }
-                try body(matches ? .changed(key: key, values: values) : .unknown)
+                try body(.changed(key: key, values: values))
             default:
                 throw ByteReader.corrupt("unknown entry tag \(tag)")
             }

@@ -26,6 +26,8 @@ final class ChangeCapture {
     private var handle: OpaquePointer?
     /// The entity of each table the hook tracks, in the hook's order.
     private var trackedEntities: [Entity] = []
+    /// Each tracked table's columns when it was tracked (``columnLayout(of:on:)``).
+    private var trackedLayouts: [String] = []
     /// The writer's schema version when the tracked tables were last resolved.
     private var resolvedSchemaVersion: Int64?
     private var insertStatement: Statement?
@@ -50,29 +52,58 @@ final class ChangeCapture {
         guard let handle else { return }
         roster_capture_destroy(handle, connection.isOpen ? 1 : 0)
         self.handle = nil
-        if connection.isOpen { setTriggers(enabled: true) }
+        if connection.isOpen { _ = roster_capture_set_triggers_enabled(connection.handle, 1) }
         isLogging = false
     }
 
     /// Decides, at the start of a write transaction, whether the hook logs it, and which
     /// tables it tracks, when the schema changed since the last decision.
     func prepareTransaction() throws(DatabaseError) {
-        guard let handle else { return }
+        guard handle != nil else { return }
         let version = try connection.schemaVersion()
         guard version != resolvedSchemaVersion else { return }
+        try resolve(atSchemaVersion: version)
+    }
+
+    /// Called after each statement of raw SQL run inside the store's transaction. When it
+    /// changed the schema, what was captured so far is written to the log now (so that it
+    /// precedes whatever logs the rest of the transaction), and the decision is made again:
+    /// a trigger of the user's own turns the triggers back on for the rest of the
+    /// transaction, and changed columns are mapped again. When a tracked table's columns
+    /// changed, an entry per tracked table makes readers re-fetch: rows the statement
+    /// rewrote cannot be trusted.
+    func noteStatementRan() throws(DatabaseError) {
+        guard let handle, let resolvedSchemaVersion else { return }
+        let version = try connection.schemaVersion()
+        guard version != resolvedSchemaVersion else { return }
+        if isLogging {
+            var layouts: [String] = []
+            for entity in trackedEntities { layouts.append(try Self.columnLayout(of: entity, on: connection)) }
+            if layouts != trackedLayouts { roster_capture_mark_unknown(handle) }
+            try flush()
+        }
+        try resolve(atSchemaVersion: version)
+    }
+
+    private func resolve(atSchemaVersion version: Int64) throws(DatabaseError) {
+        guard let handle else { return }
         roster_capture_untrack_all(handle)
         trackedEntities = []
+        trackedLayouts = []
         insertStatement = nil
         let tracked = try Self.trackableEntities(on: connection)
         var logs = tracked != nil
         for entity in tracked ?? [] where logs {
             logs = try track(entity, with: handle)
         }
+        // Triggers off only when the hook logs; should SQLite refuse, the triggers log.
+        if logs, roster_capture_set_triggers_enabled(connection.handle, 0) != SQLITE_OK { logs = false }
         if !logs {
             roster_capture_untrack_all(handle)
             trackedEntities = []
+            trackedLayouts = []
+            _ = roster_capture_set_triggers_enabled(connection.handle, 1)
         }
-        setTriggers(enabled: !logs)
         isLogging = logs
         resolvedSchemaVersion = version
     }
@@ -122,10 +153,7 @@ final class ChangeCapture {
     /// stand in for the triggers: the file holds a trigger that is not the store's, or one
     /// of the store's triggers is on a table no entity names.
     private static func trackableEntities(on connection: Connection) throws(DatabaseError) -> [Entity]? {
-        let foreign = try connection.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'trigger' AND name NOT LIKE '\\_roster\\_%' ESCAPE '\\' LIMIT 1")
-        guard try !foreign.step() else { return nil }
         let tables = try SchemaCatalog.entitiesWithTriggers(on: connection)
-        guard !tables.isEmpty else { return [] }
         let entities: [String: Entity]
         do { entities = try SchemaCatalog.loadEntities(from: connection) } catch {
             // Definitions no entity can be made of: leave the logging to the triggers.
@@ -135,16 +163,24 @@ final class ChangeCapture {
         var byTable: [String: Entity] = [:]
         for entity in entities.values { byTable[entity.name.lowercased()] = entity }
         var tracked: [Entity] = []
+        var ownTriggers: Set<String> = []
         for table in tables.sorted() {
             guard let entity = byTable[table] else { return nil }
             tracked.append(entity)
+            ownTriggers.formUnion(SchemaCatalog.changeLogObjectNames(of: entity))
+        }
+        // Any other trigger, whatever its name, is someone else's and must keep running.
+        let triggers = try connection.prepare("SELECT lower(name) FROM sqlite_schema WHERE type = 'trigger'")
+        while try triggers.step() {
+            guard case let .string(name) = triggers.column(0), ownTriggers.contains(name) else { return nil }
         }
         return tracked
     }
 
     /// Tracks `entity`'s table; false when the table lacks one of its attributes.
     private func track(_ entity: Entity, with handle: OpaquePointer) throws(DatabaseError) -> Bool {
-        let info = try connection.prepare("SELECT cid, lower(name) FROM pragma_table_info(?, 'main')")
+        // table_xinfo, not table_info: it counts generated columns too, as the hook does.
+        let info = try connection.prepare("SELECT cid, lower(name) FROM pragma_table_xinfo(?, 'main')")
         try info.bind([.string(entity.name)])
         var columnByName: [String: Int32] = [:]
         var tableColumns: Int32 = 0
@@ -163,10 +199,17 @@ final class ChangeCapture {
         }
         guard index >= 0 else { throw DatabaseError(code: ResultCode(rawValue: SQLITE_NOMEM), message: "out of memory tracking entity \(entity.name)") }
         trackedEntities.append(entity)
+        trackedLayouts.append(try Self.columnLayout(of: entity, on: connection))
         return true
     }
 
-    private func setTriggers(enabled: Bool) {
-        _ = roster_capture_set_triggers_enabled(connection.handle, enabled ? 1 : 0)
+    /// The table's columns, in order, as one string: what must stay the same for the
+    /// hook's mapping of the entity's attributes to hold.
+    private static func columnLayout(of entity: Entity, on connection: Connection) throws(DatabaseError) -> String {
+        let info = try connection.prepare("SELECT group_concat(cid || ':' || lower(name), ',') FROM pragma_table_xinfo(?, 'main')")
+        try info.bind([.string(entity.name)])
+        guard try info.step(), case let .string(layout) = info.column(0) else { return "" }
+        return layout
     }
+
 }

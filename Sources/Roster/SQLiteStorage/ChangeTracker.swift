@@ -65,7 +65,7 @@ final class ChangeTracker {
         let isNewlyPruned = prunedThrough > cursor && prunedThrough > knownPrunedThrough
         knownPrunedThrough = prunedThrough
         // Entries, and a batch's rows beyond its one entry: what pruning counts.
-        var rows = newest - cursor
+        var rows = Self.span(from: cursor, to: newest)
         if isNewlyPruned {
             changes.resync = .logPruned
         } else {
@@ -76,9 +76,9 @@ final class ChangeTracker {
             // When batches are every entry in the window (the usual case: only this store
             // wrote), there are no trigger entries to join: numbers are given in order and
             // a rollback takes back the ones it took.
-            let readsTriggerEntries = batches.reduce(0) { $0 + $1.entries } < newest - cursor
+            let readsTriggerEntries = batches.reduce(0) { Self.sum($0, $1.entries) } < Self.span(from: cursor, to: newest)
             for (entity, batch) in zip(entities, batches) {
-                rows += batch.rowsBeyondEntries
+                rows = Self.sum(rows, batch.rowsBeyondEntries)
                 let touched = try touchedRows(of: entity, after: cursor, through: newest, batches: batch, readingTriggerEntries: readsTriggerEntries)
                 changes.rowsByEntity[entity.name] = touched.rows
                 if let resync = touched.resync { changes.resync = changes.resync ?? resync }
@@ -314,17 +314,29 @@ final class ChangeTracker {
     /// newest ``retainedEntries`` entries (each holds a row or more), and the newest
     /// deliveries that hold that many rows (a batch entry holds a whole transaction's).
     private func pruningLimit() -> Int64? {
-        let rows = unprunedDeliveries.reduce(0) { $0 + $1.rows }
-        guard rows > 2 * Self.retainedEntries || cursor - knownPrunedThrough > 2 * Self.retainedEntries else { return nil }
-        var limit = cursor - Self.retainedEntries
+        let rows = unprunedDeliveries.reduce(0) { Self.sum($0, $1.rows) }
+        guard rows > 2 * Self.retainedEntries || Self.span(from: knownPrunedThrough, to: cursor) > 2 * Self.retainedEntries else { return nil }
+        var limit = Self.sum(cursor, -Self.retainedEntries)
         var kept: Int64 = 0
         for index in unprunedDeliveries.indices.reversed() {
-            kept += unprunedDeliveries[index].rows
+            kept = Self.sum(kept, unprunedDeliveries[index].rows)
             guard kept >= Self.retainedEntries else { continue }
             if index > 0 { limit = max(limit, unprunedDeliveries[index - 1].through) }
             break
         }
         return limit > knownPrunedThrough ? limit : nil
+    }
+
+    /// `to - from`, held at Int64's bounds: the numbers come from the file, where another
+    /// program may have written any.
+    private static func span(from start: Int64, to end: Int64) -> Int64 {
+        sum(end, start == .min ? .max : -start)
+    }
+
+    /// `a + b`, held at Int64's bounds.
+    private static func sum(_ a: Int64, _ b: Int64) -> Int64 {
+        let (result, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b > 0 ? .max : .min) : result
     }
 
     private static func integer(from statement: Statement) throws(DatabaseError) -> Int64 {

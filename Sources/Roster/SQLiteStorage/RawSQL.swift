@@ -24,10 +24,15 @@ enum RawSQL {
     ///   - arguments: values for the `?` parameters of a single statement. Without
     ///     arguments, parameters are null, as SQLite leaves them.
     ///   - transactionReason: why transaction control is refused, for the message.
+    ///   - afterEach: runs after each statement (the store's change capture looks for a
+    ///     schema change there).
     /// - Throws: ``StoreError/rejectedSQL(_:)`` for a refused statement, or for arguments
     ///   with other than one statement; ``StoreError/database(_:)`` when SQLite refuses a
     ///   statement.
-    static func run(_ sql: String, arguments: [Value], on connection: Connection, transactionReason: String) throws(StoreError) {
+    static func run(
+        _ sql: String, arguments: [Value], on connection: Connection, transactionReason: String,
+        afterEach: () throws(DatabaseError) -> Void = {}
+    ) throws(StoreError) {
         let statements = connection.rawStatements(in: sql)
         while let statement = try next(of: statements, transactionReason: transactionReason) {
             if !arguments.isEmpty, statements.count > 1 {
@@ -36,6 +41,7 @@ enum RawSQL {
             do throws(DatabaseError) {
                 if !arguments.isEmpty { try statement.bind(arguments) }
                 while try statement.step() {}
+                try afterEach()
             } catch {
                 throw .database(error)
             }

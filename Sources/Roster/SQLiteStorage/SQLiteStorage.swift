@@ -157,7 +157,9 @@ extension SQLiteStorage: StorageBackend {
     }
 
     func execute(_ sql: String, arguments: [Value]) throws(StoreError) {
-        try RawSQL.run(sql, arguments: arguments, on: writer, transactionReason: "it runs in the store's transaction")
+        try RawSQL.run(sql, arguments: arguments, on: writer, transactionReason: "it runs in the store's transaction") { () throws(DatabaseError) in
+            try capture?.noteStatementRan()
+        }
     }
 
     func row(of entity: Entity, key: Value) throws(StoreError) -> [Value]? {
