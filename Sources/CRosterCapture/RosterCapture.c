@@ -1,8 +1,8 @@
 // The preupdate hook of the store's writing connection. The entry format is documented in
-// Sources/Roster/SQLiteStorage/ChangeCapture.swift, which reads what this writes.
+// Sources/Roster/SQLiteStorage/ChangeBatch.swift, which reads what this writes.
 //
 // Written in C because the hook runs once for every row a statement changes, inside
-// sqlite3_step: it must not allocate per row, nor cross into Swift.
+// sqlite3_step: it appends to buffers that grow by doubling, and does not cross into Swift.
 
 // sqlite3.h declares the preupdate interfaces only when this is defined (Debian's
 // libsqlite3 is built with it; roster_capture_is_available checks at run time).
@@ -14,8 +14,9 @@
 
 #include "RosterCapture.h"
 
-/// A chunk is closed once it holds this many bytes, so that no log entry nears SQLite's
-/// limit on the size of a value (SQLITE_MAX_LENGTH, 1e9 bytes by default).
+/// An entry that takes a chunk past this many bytes moves to a chunk of its own, so that no
+/// log entry nears SQLite's limit on the size of a value (SQLITE_MAX_LENGTH, 1e9 bytes by
+/// default) unless one row alone does.
 #define CHUNK_LIMIT (8u * 1024u * 1024u)
 #define FORMAT_VERSION 1
 
@@ -36,6 +37,8 @@ typedef struct {
     /// Scratch space for the indexes of the values an update changes.
     int *changed;
     int table_column_count;
+    /// The bytes of a chunk's header (version and column count), before its first entry.
+    size_t header_size;
     buffer *chunks;
     int chunk_count;
     int chunk_capacity;
@@ -122,13 +125,8 @@ static int put_value(roster_capture *capture, buffer *b, sqlite3_value *value) {
     }
 }
 
-/// The chunk the next entry, of about `size` bytes, goes into: the last one, or a new one
-/// when the entry would take it past the limit (a chunk holds at least one entry).
-static buffer *current_chunk(roster_capture *capture, tracked_table *table, size_t size) {
-    if (table->chunk_count > 0) {
-        buffer *last = &table->chunks[table->chunk_count - 1];
-        if (last->size + size <= CHUNK_LIMIT || last->size <= 12) return last;
-    }
+/// Starts a chunk (with its header) after the last one; NULL when out of memory.
+static buffer *new_chunk(roster_capture *capture, tracked_table *table) {
     if (table->chunk_count == table->chunk_capacity) {
         int capacity = table->chunk_capacity ? table->chunk_capacity * 2 : 4;
         buffer *chunks = realloc(table->chunks, (size_t)capacity * sizeof *chunks);
@@ -146,7 +144,31 @@ static buffer *current_chunk(roster_capture *capture, tracked_table *table, size
     table->chunk_count++;
     chunk->bytes[chunk->size++] = FORMAT_VERSION;
     put_varint(chunk, (uint64_t)table->column_count);
+    table->header_size = chunk->size;
     return chunk;
+}
+
+/// The chunk the next entry goes into: the last one, or a first one.
+static buffer *current_chunk(roster_capture *capture, tracked_table *table) {
+    if (table->chunk_count > 0) return &table->chunks[table->chunk_count - 1];
+    return new_chunk(capture, table);
+}
+
+/// Called once an entry was appended to the last chunk at offset `start`: when it took the
+/// chunk past the limit and is not the chunk's only entry, it moves to a new chunk.
+static void finish_entry(roster_capture *capture, tracked_table *table, size_t start) {
+    if (capture->failed || table->chunk_count == 0) return;
+    size_t size = table->chunks[table->chunk_count - 1].size;
+    if (size <= CHUNK_LIMIT || start <= table->header_size) return;
+    if (!new_chunk(capture, table)) return;
+    // Both by index: starting a chunk may have moved the array.
+    buffer *full = &table->chunks[table->chunk_count - 2];
+    buffer *next = &table->chunks[table->chunk_count - 1];
+    size_t length = size - start;
+    if (!reserve(capture, next, length)) return;
+    memcpy(next->bytes + next->size, full->bytes + start, length);
+    next->size += length;
+    full->size = start;
 }
 
 // MARK: The hook
@@ -191,29 +213,17 @@ static int find_table(roster_capture *capture, const char *name) {
 
 typedef int (*row_reader)(sqlite3 *, int, sqlite3_value **);
 
-/// About how many bytes a value takes in an entry.
-static size_t value_size(sqlite3_value *value) {
-    int type = sqlite3_value_type(value);
-    return 11 + (type == SQLITE_TEXT || type == SQLITE_BLOB ? (size_t)sqlite3_value_bytes(value) : 0);
-}
-
 static void put_entry(roster_capture *capture, tracked_table *table, int tag, sqlite3_value *key, row_reader read) {
-    size_t size = 1 + (key ? value_size(key) : 1);
-    for (int i = 0; tag == TAG_BEFORE && i < table->column_count; i++) {
-        sqlite3_value *value = NULL;
-        if (read(capture->db, table->columns[i], &value) == SQLITE_OK && value) size += value_size(value);
-    }
-    buffer *chunk = current_chunk(capture, table, size);
-    if (!chunk || !reserve(capture, chunk, 1)) return;
+    buffer *chunk = current_chunk(capture, table);
+    if (!chunk || !reserve(capture, chunk, 2)) return;
+    size_t start = chunk->size;
     chunk->bytes[chunk->size++] = (unsigned char)tag;
     if (key) {
         if (!put_value(capture, chunk, key)) return;
     } else {
-        if (!reserve(capture, chunk, 1)) return;
         chunk->bytes[chunk->size++] = VALUE_NULL;
     }
-    if (tag != TAG_BEFORE) return;
-    for (int i = 0; i < table->column_count; i++) {
+    for (int i = 0; tag == TAG_BEFORE && i < table->column_count; i++) {
         sqlite3_value *value = NULL;
         if (read(capture->db, table->columns[i], &value) != SQLITE_OK || !value) {
             capture->failed = 1;
@@ -221,17 +231,14 @@ static void put_entry(roster_capture *capture, tracked_table *table, int tag, sq
         }
         if (!put_value(capture, chunk, value)) return;
     }
+    finish_entry(capture, table, start);
 }
 
 /// An update that kept the key: the key, then the index and old value of each value it changed.
 static void put_changes(roster_capture *capture, tracked_table *table, sqlite3_value *key, int count) {
-    size_t size = 1 + value_size(key) + 10;
-    for (int i = 0; i < count; i++) {
-        sqlite3_value *value = NULL;
-        if (sqlite3_preupdate_old(capture->db, table->columns[table->changed[i]], &value) == SQLITE_OK && value) size += 10 + value_size(value);
-    }
-    buffer *chunk = current_chunk(capture, table, size);
+    buffer *chunk = current_chunk(capture, table);
     if (!chunk || !reserve(capture, chunk, 1)) return;
+    size_t start = chunk->size;
     chunk->bytes[chunk->size++] = TAG_CHANGED;
     if (!put_value(capture, chunk, key) || !reserve(capture, chunk, 10)) return;
     put_varint(chunk, (uint64_t)count);
@@ -246,6 +253,7 @@ static void put_changes(roster_capture *capture, tracked_table *table, sqlite3_v
         put_varint(chunk, (uint64_t)index);
         if (!put_value(capture, chunk, value)) return;
     }
+    finish_entry(capture, table, start);
 }
 
 static void preupdate(void *context, sqlite3 *db, int op, const char *database, const char *name,

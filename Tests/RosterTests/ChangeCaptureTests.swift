@@ -133,6 +133,64 @@ struct ChangeCaptureTests {
         #expect(watched.controller.indexPath(for: "p1") == IndexPath(item: 2, section: 0))
     }
 
+    @Test func aTransactionLargerThanAChunkIsLoggedInSeveralEntriesAndReadWhole() throws {
+        let watched = try WatchedPosts()
+        let store = watched.store
+        // Twelve rows of 1 MB: their deletion logs 12 MB of rows before, past the 8 MB chunk.
+        let long = Value.string(String(repeating: "x", count: 1 << 20))
+        try store.write {
+            for index in 0..<12 { try store.insert("Post", ["id": .string("big\(index)"), "rank": .integer(Int64(10 + index)), "title": long]) }
+        }
+        _ = watched.recorder.takeGroups()
+        let start = try entries(in: store)
+        try store.write {
+            for index in 0..<12 { try store.delete("Post", key: .string("big\(index)")) }
+        }
+        #expect(try entries(in: store).batches == start.batches + 2)
+        let changes = watched.recorder.takeGroups().flatMap(\.objectChanges)
+        #expect(changes.count == 12)
+        #expect(changes.allSatisfy { $0.type == .delete })
+        #expect(try watched.isExact())
+    }
+
+    @Test func aReadOnlyStoreOnAFormat5FileHearsTheBatchesOfAStoreThatUpgradedIt() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("roster-format5-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        do {
+            let store = try Store(path: path)
+            try store.define(postEntity())
+            try store.ensureTracking(of: store.entity(named: "Post"))
+            try store.insert("Post", ["id": "p1", "rank": 1])
+        }
+        // As format 5 left it: no column for batches.
+        let connection = try Connection(path: path)
+        try connection.execute("""
+            DROP INDEX _roster_changes_batches;
+            ALTER TABLE _roster_changes DROP COLUMN batch;
+            UPDATE _roster_meta SET value = 5 WHERE name = 'log_format'
+            """)
+        connection.close()
+        let reader = try Store(path: path, readOnly: true)
+        let recorder = GroupRecorder()
+        let controller = try ResultsController(store: reader, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        controller.delegate = recorder
+        try controller.performFetch()
+        // Read once while the file has no batches.
+        let other = try ExternalConnection(path: path)
+        try other.execute("INSERT INTO Post(id, rank) VALUES ('p0', 0)")
+        _ = try reader.pollExternalChanges()
+        #expect(recorder.takeGroups().flatMap(\.objectChanges).map(\.item) == ["p0"])
+        // A read-write store upgrades the file and writes batches: the reader reads them.
+        let writer = try Store(path: path)
+        try writer.insert("Post", ["id": "p2", "rank": 2])
+        _ = try reader.pollExternalChanges()
+        #expect(recorder.takeGroups().flatMap(\.objectChanges).map(\.item) == ["p2"])
+        try writer.insert("Post", ["id": "p3", "rank": 3])
+        _ = try reader.pollExternalChanges()
+        #expect(recorder.takeGroups().flatMap(\.objectChanges).map(\.item) == ["p3"])
+        #expect(controller.snapshot == sections([(nil, ["p0", "p1", "p2", "p3"])]))
+    }
+
     @Test func aSavepointRolledBackLeavesOnlyWhatStayedInTheBatch() throws {
         let watched = try WatchedPosts()
         let store = watched.store

@@ -5,9 +5,9 @@ import CSQLite
 /// preupdate hook, instead of by the change-log triggers row by row.
 ///
 /// The hook (C: `RosterCapture.c`) copies, for every row a write changes in an entity that
-/// has a change log, its key and its row before the write into one buffer per entity; a
-/// write that leaves every value as it was is skipped, as the update trigger's `WHEN`
-/// skips it. Before the transaction commits, ``flush()`` appends each buffer to
+/// has a change log, its key and what it held before the write (the whole row for a
+/// delete, the old values an update changed) into one buffer per entity; a write that
+/// leaves every value as it was is skipped, as the update trigger's `WHEN` skips it. Before the transaction commits, ``flush()`` appends each buffer to
 /// `_roster_changes` as one entry with a `batch` (``ChangeBatch``), so the log stays in
 /// the file for other processes, and ``ChangeTracker`` reads both kinds of entries.
 ///
@@ -26,8 +26,8 @@ final class ChangeCapture {
     private var handle: OpaquePointer?
     /// The entity of each table the hook tracks, in the hook's order.
     private var trackedEntities: [Entity] = []
-    /// Each tracked table's columns when it was tracked (``columnLayout(of:on:)``).
-    private var trackedLayouts: [String] = []
+    /// Each tracked table's columns when it was tracked (``columnNames(of:on:)``).
+    private var trackedLayouts: [[String]] = []
     /// The writer's schema version when the tracked tables were last resolved.
     private var resolvedSchemaVersion: Int64?
     private var insertStatement: Statement?
@@ -77,8 +77,8 @@ final class ChangeCapture {
         let version = try connection.schemaVersion()
         guard version != resolvedSchemaVersion else { return }
         if isLogging {
-            var layouts: [String] = []
-            for entity in trackedEntities { layouts.append(try Self.columnLayout(of: entity, on: connection)) }
+            var layouts: [[String]] = []
+            for entity in trackedEntities { layouts.append(try Self.columnNames(of: entity, on: connection)) }
             if layouts != trackedLayouts { roster_capture_mark_unknown(handle) }
             try flush()
         }
@@ -179,37 +179,34 @@ final class ChangeCapture {
 
     /// Tracks `entity`'s table; false when the table lacks one of its attributes.
     private func track(_ entity: Entity, with handle: OpaquePointer) throws(DatabaseError) -> Bool {
-        // table_xinfo, not table_info: it counts generated columns too, as the hook does.
-        let info = try connection.prepare("SELECT cid, lower(name) FROM pragma_table_xinfo(?, 'main')")
-        try info.bind([.string(entity.name)])
+        let names = try Self.columnNames(of: entity, on: connection)
         var columnByName: [String: Int32] = [:]
-        var tableColumns: Int32 = 0
-        while try info.step() {
-            guard case let .integer(cid) = info.column(0), case let .string(name) = info.column(1) else { continue }
-            columnByName[name] = Int32(cid)
-            tableColumns += 1
-        }
+        for (column, name) in names.enumerated() { columnByName[name] = Int32(column) }
         var columns: [Int32] = []
         for attribute in entity.attributes {
             guard let column = columnByName[attribute.name.lowercased()] else { return false }
             columns.append(column)
         }
         let index = columns.withUnsafeBufferPointer { buffer in
-            roster_capture_track(handle, entity.name, columns[entity.keyIndex], buffer.baseAddress, Int32(buffer.count), tableColumns)
+            roster_capture_track(handle, entity.name, columns[entity.keyIndex], buffer.baseAddress, Int32(buffer.count), Int32(names.count))
         }
         guard index >= 0 else { throw DatabaseError(code: ResultCode(rawValue: SQLITE_NOMEM), message: "out of memory tracking entity \(entity.name)") }
         trackedEntities.append(entity)
-        trackedLayouts.append(try Self.columnLayout(of: entity, on: connection))
+        trackedLayouts.append(names)
         return true
     }
 
-    /// The table's columns, in order, as one string: what must stay the same for the
-    /// hook's mapping of the entity's attributes to hold.
-    private static func columnLayout(of entity: Entity, on connection: Connection) throws(DatabaseError) -> String {
-        let info = try connection.prepare("SELECT group_concat(cid || ':' || lower(name), ',') FROM pragma_table_xinfo(?, 'main')")
+    /// The table's column names (lowercased), in their order: what the hook's mapping of
+    /// the entity's attributes rests on. `table_xinfo`, not `table_info`: it lists
+    /// generated columns too, as the hook counts them.
+    private static func columnNames(of entity: Entity, on connection: Connection) throws(DatabaseError) -> [String] {
+        let info = try connection.prepare("SELECT lower(name) FROM pragma_table_xinfo(?, 'main') ORDER BY cid")
         try info.bind([.string(entity.name)])
-        guard try info.step(), case let .string(layout) = info.column(0) else { return "" }
-        return layout
+        var names: [String] = []
+        while try info.step() {
+            // Every column keeps its place, named or not.
+            if case let .string(name) = info.column(0) { names.append(name) } else { names.append("") }
+        }
+        return names
     }
-
 }

@@ -64,8 +64,9 @@ final class ChangeTracker {
         // seen: a mark beyond every entry (foreign data) costs one resync, not one per commit.
         let isNewlyPruned = prunedThrough > cursor && prunedThrough > knownPrunedThrough
         knownPrunedThrough = prunedThrough
+        let window = Self.span(from: cursor, to: newest)
         // Entries, and a batch's rows beyond its one entry: what pruning counts.
-        var rows = Self.span(from: cursor, to: newest)
+        var rows = window
         if isNewlyPruned {
             changes.resync = .logPruned
         } else {
@@ -76,7 +77,7 @@ final class ChangeTracker {
             // When batches are every entry in the window (the usual case: only this store
             // wrote), there are no trigger entries to join: numbers are given in order and
             // a rollback takes back the ones it took.
-            let readsTriggerEntries = batches.reduce(0) { Self.sum($0, $1.entries) } < Self.span(from: cursor, to: newest)
+            let readsTriggerEntries = batches.reduce(0) { Self.sum($0, $1.entries) } < window
             for (entity, batch) in zip(entities, batches) {
                 rows = Self.sum(rows, batch.rowsBeyondEntries)
                 let touched = try touchedRows(of: entity, after: cursor, through: newest, batches: batch, readingTriggerEntries: readsTriggerEntries)
@@ -85,7 +86,7 @@ final class ChangeTracker {
             }
         }
         cursor = newest
-        unprunedDeliveries.append((newest, rows))
+        noteDelivery(through: newest, rows: rows)
         return changes
     }
 
@@ -305,6 +306,17 @@ final class ChangeTracker {
             try? writer.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// Remembers a delivery for pruning. A store that never prunes (read-only) would keep
+    /// one for each: past 1,024, the older half is merged into one, which only makes the
+    /// cut through them coarser (it keeps more, never less).
+    private func noteDelivery(through last: Int64, rows: Int64) {
+        unprunedDeliveries.append((last, rows))
+        guard unprunedDeliveries.count > 1_024 else { return }
+        let half = unprunedDeliveries.count / 2
+        let merged = unprunedDeliveries[..<half].reduce((through: Int64.min, rows: Int64(0))) { (max($0.through, $1.through), Self.sum($0.rows, $1.rows)) }
+        unprunedDeliveries.replaceSubrange(..<half, with: [merged])
     }
 
     /// The last entry to remove, once more than twice ``retainedEntries`` rows were
