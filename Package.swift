@@ -28,7 +28,9 @@ let package = Package(
         .target(name: "RosterUpdates"),
         .target(name: "Roster", dependencies: ["CSQLite", "CRosterCapture", "RosterUpdates"]),
         .target(name: "RosterScript", dependencies: ["Roster", "RosterUpdates"]),
-        .target(name: "RosterBenchmarks", dependencies: ["Roster", "RosterUpdates", "CSQLite"]),
+        // The allocator's bytes in use, for the `memory` scenario (`malloc.h` is not in Glibc's module).
+        .target(name: "CRosterBenchmarkSupport"),
+        .target(name: "RosterBenchmarks", dependencies: ["Roster", "RosterUpdates", "CSQLite", "CRosterBenchmarkSupport"]),
         .executableTarget(
             name: "roster",
             dependencies: [

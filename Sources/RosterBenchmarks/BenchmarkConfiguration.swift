@@ -2,6 +2,8 @@
 package enum BenchmarkScenario: String, CaseIterable, Sendable {
     /// `performFetch()` time and memory against raw sqlite3 reading keys and sort columns.
     case fetch
+    /// Bytes a row held by a `ResultsController` and a `LiveResults` against the floor.
+    case memory
     /// Single-row commits of five kinds, live query against re-fetch and diff.
     case commit
     /// A feed of 500 posts re-synced in one transaction, then re-synced again unchanged.

@@ -41,6 +41,7 @@ package struct BenchmarkRunner {
             let start = MonotonicClock.now()
             switch scenario {
             case .fetch: try FetchScenario.run(configuration, reporter: reporter)
+            case .memory: try MemoryScenario.run(configuration, reporter: reporter)
             case .commit: try CommitScenario.run(configuration, reporter: reporter)
             case .feed: try FeedScenario.run(configuration, reporter: reporter)
             case .queries: try QueriesScenario.run(configuration, reporter: reporter)

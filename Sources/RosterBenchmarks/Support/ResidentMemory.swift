@@ -1,3 +1,4 @@
+import CRosterBenchmarkSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -14,5 +15,16 @@ enum ResidentMemory {
         let fields = text.split(separator: " ")
         guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}
+
+/// The bytes live allocations hold, as the C allocator counts them: unlike the resident
+/// size, not the freed memory it keeps for reuse (a grown array's earlier buffers, a
+/// fetch's temporaries), so it says what a structure itself holds.
+enum HeapMemory {
+    /// Bytes allocated and not freed; nil where the allocator cannot say (not glibc).
+    static func bytesInUse() -> Int? {
+        let bytes = roster_bench_heap_bytes_in_use()
+        return bytes == 0 ? nil : Int(bytes)
     }
 }
