@@ -2,19 +2,19 @@ import RosterUpdates
 
 extension IncrementalResults {
     /// What the engine keeps of each row: its key and its sort values (the key excepted),
-    /// in flat arrays indexed by id.
+    /// in columns indexed by id (``ValueColumn``: 8 bytes a value for numbers, 16 for
+    /// strings).
     final class Arena {
         let query: BoundQuery
         /// For each sort key: where its value is — `nil` for the key itself (read from
-        /// ``keys``), else its offset in a row's slice of ``sortValues``.
+        /// ``keys``), else its column in ``sortColumns``.
         let slots: [Int?]
-        let width: Int
         // Read at every comparison of a tree search (millions in a bulk commit): the
         // dynamic exclusivity check of each read was 10 % of it. No access to them ever
         // overlaps another (the arena is used from one thread, and no method holds one
         // across a call that writes them), so the check is off for these two.
-        @exclusivity(unchecked) var keys: [Value] = []
-        @exclusivity(unchecked) var sortValues: [Value] = []
+        @exclusivity(unchecked) private(set) var keys: ValueColumn
+        @exclusivity(unchecked) private var sortColumns: [ValueColumn]
         private var index = KeyIndex()
         var freeIDs: [Int32] = []
         /// The section value the probe id (-1) stands for.
@@ -23,26 +23,32 @@ extension IncrementalResults {
         init(query: BoundQuery) {
             self.query = query
             var slots: [Int?] = []
-            var width = 0
+            var columns: [ValueColumn] = []
+            let attributes = query.entity.attributes
             for index in query.sort.attributeIndexes {
                 if index == query.entity.keyIndex {
                     slots.append(nil)
                 } else {
-                    slots.append(width)
-                    width += 1
+                    slots.append(columns.count)
+                    columns.append(ValueColumn(type: attributes[index].type))
                 }
             }
             self.slots = slots
-            self.width = width
+            keys = ValueColumn(type: attributes[query.entity.keyIndex].type)
+            sortColumns = columns
         }
+
+        /// How many ids there are, free ones included.
+        var capacity: Int { keys.count }
 
         /// Takes the rows of a fetch, in order (row *i* becomes id *i*), with each key's
         /// `hashValue`, into an empty arena, and indexes the keys in a table sized for them.
-        func adopt(keys: [Value], sortValues: [Value], keyHashes: [Int]) {
-            precondition(self.keys.isEmpty, "only an empty arena adopts a fetch")
-            precondition(sortValues.count == keys.count * width && keyHashes.count == keys.count, "a row needs its key, its hash and one value per sort key")
+        func adopt(keys: ValueColumn, sortColumns: [ValueColumn], keyHashes: [Int]) {
+            precondition(self.keys.count == 0, "only an empty arena adopts a fetch")
+            precondition(sortColumns.count == self.sortColumns.count && sortColumns.allSatisfy { $0.count == keys.count } && keyHashes.count == keys.count,
+                         "a row needs its key, its hash and one value per sort key")
             self.keys = keys
-            self.sortValues = sortValues
+            self.sortColumns = sortColumns
             index.insertAll(hashes: keyHashes)
         }
 
@@ -52,16 +58,14 @@ extension IncrementalResults {
             if let free = freeIDs.popLast() {
                 id = free
                 keys[Int(id)] = key
-                var offset = Int(id) * width
-                for (position, slot) in slots.enumerated() where slot != nil {
-                    sortValues[offset] = row[query.sort.attributeIndexes[position]]
-                    offset += 1
+                for (position, slot) in slots.enumerated() {
+                    if let slot { sortColumns[slot][Int(id)] = row[query.sort.attributeIndexes[position]] }
                 }
             } else {
                 id = Int32(keys.count)
                 keys.append(key)
-                for (position, slot) in slots.enumerated() where slot != nil {
-                    sortValues.append(row[query.sort.attributeIndexes[position]])
+                for (position, slot) in slots.enumerated() {
+                    if let slot { sortColumns[slot].append(row[query.sort.attributeIndexes[position]]) }
                 }
             }
             index.insert(id, key: key, keyOf: { self.keys[Int($0)] })
@@ -75,9 +79,8 @@ extension IncrementalResults {
 
         func release(_ id: Int32) {
             index.remove(key: keys[Int(id)], keyOf: { self.keys[Int($0)] })
-            keys[Int(id)] = .null
-            let offset = Int(id) * width
-            for index in offset..<(offset + width) { sortValues[index] = .null }
+            keys.clear(at: Int(id))
+            for slot in sortColumns.indices { sortColumns[slot].clear(at: Int(id)) }
             freeIDs.append(id)
         }
 
@@ -85,7 +88,7 @@ extension IncrementalResults {
         @inline(__always)
         func sortValue(_ id: Int32, _ position: Int) -> Value {
             guard let slot = slots[position] else { return keys[Int(id)] }
-            return sortValues[Int(id) * width + slot]
+            return sortColumns[slot][Int(id)]
         }
 
         /// The section name of row `id` (the first sort value of a sectioned query).
@@ -97,7 +100,11 @@ extension IncrementalResults {
         func compare(_ a: Int32, _ b: Int32) -> Int {
             let ascending = query.sort.ascending
             for position in slots.indices {
-                let order = Value.compare(sortValue(a, position), sortValue(b, position))
+                let order = if let slot = slots[position] {
+                    sortColumns[slot].compare(Int(a), Int(b))
+                } else {
+                    keys.compare(Int(a), Int(b))
+                }
                 if order != 0 { return ascending[position] ? order : -order }
             }
             return 0

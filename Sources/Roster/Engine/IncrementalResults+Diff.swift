@@ -37,7 +37,7 @@ extension IncrementalResults {
             let key = old.arena.keys[Int(id)]
             while next < newIDs.count && isMatched[next] { next += 1 }
             let target: Int
-            if next < newIDs.count && new.arena.keys[Int(newIDs[next])] == key {
+            if next < newIDs.count && new.arena.keys.holds(key, at: Int(newIDs[next])) {
                 target = next
             } else if let newID = new.arena.id(forKey: key) {
                 target = Int(rankOfNewID[Int(newID)])

@@ -13,15 +13,20 @@ extension IncrementalResults {
             // `uniqueKeysWithValues`, which traps should a foreign table repeat a key.)
             var counts: [Value: Int] = [:]
             counts.reserveCapacity(scan.count)
-            for key in scan.keys { counts[key] = 1 }
-            return (scan.keys, counts)
+            var names: [Value] = []
+            names.reserveCapacity(scan.count)
+            for row in 0..<scan.count {
+                names.append(scan.keys[row])
+                counts[scan.keys[row]] = 1
+            }
+            return (names, counts)
         }
         var names: [Value] = []
         var counts: [Value: Int] = [:]
         names.reserveCapacity(scan.firstValueRuns.count)
         for (index, start) in scan.firstValueRuns.enumerated() {
             let end = index + 1 < scan.firstValueRuns.count ? scan.firstValueRuns[index + 1] : scan.count
-            let name = scan.sortValues[start * scan.width]
+            let name = scan.sortColumns[0][start]
             names.append(name)
             counts[name] = end - start
         }

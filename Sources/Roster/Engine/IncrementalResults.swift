@@ -69,7 +69,7 @@ final class IncrementalResults {
         let sectionAscending = query.sort.ascending.first ?? true
         let compare = Self.comparator(arena: arena, query: query)
         let (names, counts) = Self.sections(of: scan, query: query, slots: arena.slots)
-        arena.adopt(keys: scan.keys, sortValues: scan.sortValues, keyHashes: scan.keyHashes)
+        arena.adopt(keys: scan.keys, sortColumns: scan.sortColumns, keyHashes: scan.keyHashes)
         sectionCounts = counts
         tree = CountedBTree(sorted: Array(0..<Int32(scan.count)), compare: compare)
         sectionNames = CountedBTree(sorted: names, compare: { a, b in

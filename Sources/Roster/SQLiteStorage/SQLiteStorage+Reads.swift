@@ -47,7 +47,7 @@ extension SQLiteStorage {
     /// is taken as it is read.
     func orderedScan(_ query: BoundQuery) throws(StoreError) -> OrderedScan {
         let types = query.orderColumns.map { query.entity.attributes[$0].type }
-        var scan = OrderedScan(width: types.count - 1)
+        var scan = OrderedScan(keyType: types[0], sortTypes: Array(types.dropFirst()))
         // Only a sectioned query needs to know where its first sort value changes.
         let notesRuns = query.sectionIndex != nil && scan.width > 0
         var previous = [Value](repeating: .null, count: scan.width)
@@ -56,14 +56,14 @@ extension SQLiteStorage {
             try statement.bind(query.predicate.arguments)
             while try statement.step() {
                 let (key, hash) = statement.columnWithHash(0, as: types[0])
-                var firstIsNew = scan.keys.isEmpty
+                var firstIsNew = scan.keys.count == 0
                 scan.keys.append(key)
                 scan.keyHashes.append(hash)
                 for position in previous.indices {
                     let (value, isSame) = statement.column(position + 1, as: types[position + 1], reusing: previous[position])
                     if position == 0 && !isSame { firstIsNew = true }
                     previous[position] = value
-                    scan.sortValues.append(value)
+                    scan.sortColumns[position].append(value)
                 }
                 if firstIsNew && notesRuns { scan.firstValueRuns.append(scan.keys.count - 1) }
             }

@@ -1,28 +1,33 @@
 /// A query's committed results in order, as the incremental engine takes them: each row's
 /// key and its sort values, never the whole row (``StorageBackend/orderedScan(_:)``).
 ///
-/// The values are flat arrays rather than rows, so that a million-row fetch allocates a
-/// few arrays, not a million. A sort value equal byte for byte to the previous row's (a
-/// section name, a day shared by thousands of rows) is the same `Value` instance, and
-/// ``firstValueRuns`` says where the first sort value changes, so that the engine finds
-/// the sections without comparing their names.
+/// The values are columns rather than rows (``ValueColumn``: typed, so 8 or 16 bytes a
+/// value where they can be), so that a million-row fetch allocates a few arrays, not a
+/// million. A sort value equal byte for byte to the previous row's (a section name, a day
+/// shared by thousands of rows) is the same string instance, and ``firstValueRuns`` says
+/// where the first sort value changes, so that the engine finds the sections without
+/// comparing their names.
 struct OrderedScan {
-    /// Sort values per row, besides the key: ``BoundQuery/orderColumns``' count minus one.
-    let width: Int
     /// Each row's key, in order.
-    var keys: [Value] = []
+    var keys: ValueColumn
     /// Each key's hash (`Value.hashValue`), taken while the key was read.
     var keyHashes: [Int] = []
-    /// Row *i*'s sort values are `sortValues[i * width ..< (i + 1) * width]`, in
-    /// ``BoundQuery/orderColumns`` order after the key.
-    var sortValues: [Value] = []
+    /// The sort values besides the key, one column each, in ``BoundQuery/orderColumns``
+    /// order after the key.
+    var sortColumns: [ValueColumn]
     /// For a sectioned query, the rows whose first sort value (the section) differs from
-    /// the previous row's, the first row always; empty otherwise, and when `width` is 0.
+    /// the previous row's, the first row always; empty otherwise, and when there are no
+    /// sort values besides the key.
     var firstValueRuns: [Int] = []
 
-    init(width: Int) {
-        self.width = width
+    /// An empty scan of columns of these types: the key's, then each other sort value's.
+    init(keyType: AttributeType, sortTypes: [AttributeType]) {
+        keys = ValueColumn(type: keyType)
+        sortColumns = sortTypes.map(ValueColumn.init(type:))
     }
+
+    /// Sort values per row, besides the key.
+    var width: Int { sortColumns.count }
 
     /// How many rows the scan holds.
     var count: Int { keys.count }

@@ -1,0 +1,148 @@
+/// One attribute's values for many rows, indexed by row, stored as compactly as the values
+/// allow: a column whose values are all integers keeps `Int64`s (8 bytes a row), all
+/// doubles `Double`s (8), all valid strings `String`s (16, short ones inline), all bools
+/// `Bool`s (1). The first value of another kind — a null, or text another writer stored in
+/// an integer column — turns it into a column of `Value`s (24 bytes a row) for good, so
+/// every value reads back exactly as it was stored.
+///
+/// This is what a live query keeps of its million rows (keys and sort values), so its
+/// bytes a row are most of the engine's memory; comparing two rows of a typed column
+/// also skips the switch over both values' cases.
+struct ValueColumn {
+    /// How the values are held: in which one of the arrays below.
+    enum Storage: UInt8 {
+        case integers, doubles, strings, bools, values
+    }
+
+    private(set) var storage: Storage
+    private var integers: [Int64] = []
+    private var doubles: [Double] = []
+    private var strings: [String] = []
+    private var bools: [Bool] = []
+    private var values: [Value] = []
+
+    /// An empty column for an attribute of this type: typed until a value says otherwise.
+    init(type: AttributeType) {
+        switch type {
+        case .integer: storage = .integers
+        case .double: storage = .doubles
+        case .string: storage = .strings
+        case .bool: storage = .bools
+        }
+    }
+
+    /// How many rows the column holds.
+    var count: Int {
+        switch storage {
+        case .integers: integers.count
+        case .doubles: doubles.count
+        case .strings: strings.count
+        case .bools: bools.count
+        case .values: values.count
+        }
+    }
+
+    /// Row `index`'s value.
+    subscript(index: Int) -> Value {
+        @inline(__always) get {
+            switch storage {
+            case .integers: .integer(integers[index])
+            case .doubles: .double(doubles[index])
+            case .strings: .string(strings[index])
+            case .bools: .bool(bools[index])
+            case .values: values[index]
+            }
+        }
+        set {
+            if store(newValue, at: index) { return }
+            becomeValues()
+            values[index] = newValue
+        }
+    }
+
+    mutating func append(_ value: Value) {
+        switch (storage, value) {
+        case let (.integers, .integer(number)): integers.append(number)
+        case let (.doubles, .double(number)): doubles.append(number)
+        case let (.strings, .string(text)): strings.append(text)
+        case let (.bools, .bool(flag)): bools.append(flag)
+        case (.values, _): values.append(value)
+        default:
+            becomeValues()
+            values.append(value)
+        }
+    }
+
+    /// Makes room for `count` rows in all, so that filling the column never reallocates.
+    mutating func reserveCapacity(_ count: Int) {
+        switch storage {
+        case .integers: integers.reserveCapacity(count)
+        case .doubles: doubles.reserveCapacity(count)
+        case .strings: strings.reserveCapacity(count)
+        case .bools: bools.reserveCapacity(count)
+        case .values: values.reserveCapacity(count)
+        }
+    }
+
+    /// Drops row `index`'s value (a string's storage, say) and keeps its place, so that
+    /// the row can be reused: a free row holds the cheapest value of the column's kind.
+    mutating func clear(at index: Int) {
+        switch storage {
+        case .integers: integers[index] = 0
+        case .doubles: doubles[index] = 0
+        case .strings: strings[index] = ""
+        case .bools: bools[index] = false
+        case .values: values[index] = .null
+        }
+    }
+
+    /// Compares rows `a` and `b` as ``Value/compare(_:_:)`` compares their values.
+    @inline(__always)
+    func compare(_ a: Int, _ b: Int) -> Int {
+        switch storage {
+        case .integers:
+            let (x, y) = (integers[a], integers[b])
+            return x < y ? -1 : (x > y ? 1 : 0)
+        case .strings:
+            return Value.compareStrings(strings[a], strings[b], collation: .binary)
+        case .doubles, .bools, .values:
+            return Value.compare(self[a], self[b])
+        }
+    }
+
+    /// Whether row `index` holds `value` (by ``Value``'s `==`).
+    @inline(__always)
+    func holds(_ value: Value, at index: Int) -> Bool {
+        switch (storage, value) {
+        case let (.integers, .integer(number)): integers[index] == number
+        default: self[index] == value
+        }
+    }
+
+    /// Stores `value` at `index` if the column's kind holds it; false if it does not.
+    private mutating func store(_ value: Value, at index: Int) -> Bool {
+        switch (storage, value) {
+        case let (.integers, .integer(number)): integers[index] = number
+        case let (.doubles, .double(number)): doubles[index] = number
+        case let (.strings, .string(text)): strings[index] = text
+        case let (.bools, .bool(flag)): bools[index] = flag
+        case (.values, _): values[index] = value
+        default: return false
+        }
+        return true
+    }
+
+    /// Moves every value into ``values``, where any value fits.
+    private mutating func becomeValues() {
+        guard storage != .values else { return }
+        var all: [Value] = []
+        all.reserveCapacity(count)
+        for index in 0..<count { all.append(self[index]) }
+        integers = []
+        doubles = []
+        strings = []
+        bools = []
+        values = all
+        storage = .values
+    }
+}

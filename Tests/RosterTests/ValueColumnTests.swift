@@ -1,0 +1,104 @@
+import RosterTestSupport
+import Testing
+@testable import Roster
+
+@Suite("Value column")
+struct ValueColumnTests {
+    @Test(arguments: [AttributeType.integer, .double, .string, .bool])
+    func valuesOfTheColumnsTypeStayTyped(type: AttributeType) {
+        var column = ValueColumn(type: type)
+        let values = Self.sample(of: type)
+        for value in values { column.append(value) }
+        column[1] = values[2]
+        column.clear(at: 0)
+        #expect(column.storage != .values)
+        #expect(column.count == values.count)
+        #expect(column[1] == values[2])
+        #expect(column[2] == values[2])
+    }
+
+    /// A null, or a value another writer stored in a column of another type, turns the
+    /// column into `Value`s with every earlier value kept.
+    @Test(arguments: [Value.null, .string("x"), .integer(7), .invalidUTF8([0xC3])])
+    func aValueOfAnotherKindKeepsEveryValue(intruder: Value) {
+        for type in [AttributeType.integer, .double, .string, .bool] where intruder.type != type {
+            let values = Self.sample(of: type)
+            var appended = ValueColumn(type: type)
+            for value in values { appended.append(value) }
+            var assigned = appended
+            appended.append(intruder)
+            assigned[1] = intruder
+            #expect(appended.storage == .values && assigned.storage == .values)
+            #expect((0..<values.count).map { appended[$0] } == values)
+            #expect(appended[values.count] == intruder)
+            #expect(assigned[0] == values[0] && assigned[1] == intruder && assigned[2] == values[2])
+        }
+    }
+
+    /// Random appends, assignments and clears agree with an array of `Value`s, and so do
+    /// comparisons and `holds`, typed or not.
+    @Test(arguments: [1, 2, 3, 4])
+    func randomOperationsMatchAnArrayOfValues(seed: Int) {
+        var random = SplitMix64(seed: UInt64(seed))
+        let type = [AttributeType.integer, .double, .string, .bool][seed % 4]
+        var column = ValueColumn(type: type)
+        var reference: [Value] = []
+        func anyValue() -> Value {
+            // Mostly the column's type, so it stays typed for a while before something else comes.
+            if Int.random(in: 0..<400, using: &random) > 0 { return Self.value(of: type, using: &random) }
+            // (No NaN: it is unequal to itself, and SQLite stores it as null, so it never arrives.)
+            return [Value.null, .integer(1), .double(1), .string("1"), .bool(true), .invalidUTF8([0xFF])].randomElement(using: &random)!
+        }
+        for _ in 0..<3_000 {
+            switch reference.isEmpty ? 0 : Int.random(in: 0..<10, using: &random) {
+            case 0..<5:
+                let value = anyValue()
+                column.append(value)
+                reference.append(value)
+            case 5..<8:
+                let index = Int.random(in: 0..<reference.count, using: &random)
+                let value = anyValue()
+                column[index] = value
+                reference[index] = value
+            default:
+                let index = Int.random(in: 0..<reference.count, using: &random)
+                column.clear(at: index)
+                reference[index] = column[index]
+            }
+            #expect(column.count == reference.count)
+            let (a, b) = (Int.random(in: 0..<reference.count, using: &random), Int.random(in: 0..<reference.count, using: &random))
+            #expect(column[a] == reference[a])
+            #expect(column.compare(a, b) == Value.compare(reference[a], reference[b]))
+            #expect(column.holds(reference[b], at: a) == (reference[a] == reference[b]))
+        }
+        let differing = reference.indices.filter { column[$0] != reference[$0] }
+        #expect(differing.isEmpty, "rows \(differing.prefix(5)) differ")
+    }
+
+    /// A cleared row holds the cheapest value of the column's kind (no string storage).
+    @Test func clearingKeepsTheRowAndDropsItsValue() {
+        var column = ValueColumn(type: .string)
+        column.append(.string(String(repeating: "long text ", count: 20)))
+        column.clear(at: 0)
+        #expect(column[0] == .string(""))
+        #expect(column.count == 1)
+    }
+
+    static func sample(of type: AttributeType) -> [Value] {
+        switch type {
+        case .integer: [.integer(-3), .integer(5), .integer(.max)]
+        case .double: [.double(-0.5), .double(2), .double(.infinity)]
+        case .string: [.string("b"), .string("a longer string than fifteen bytes"), .string("é")]
+        case .bool: [.bool(true), .bool(false), .bool(true)]
+        }
+    }
+
+    static func value(of type: AttributeType, using random: inout SplitMix64) -> Value {
+        switch type {
+        case .integer: .integer(Int64.random(in: -5...5, using: &random))
+        case .double: .double(Double(Int.random(in: -5...5, using: &random)) / 2)
+        case .string: .string(["", "a", "ab", "b", "é", "abcdefghijklmnopqrstuvwxyz"].randomElement(using: &random)!)
+        case .bool: .bool(Bool.random(using: &random))
+        }
+    }
+}
