@@ -36,7 +36,7 @@ struct KeyIndexTests {
     @Test func aTableFilledAtOnceFindsEveryKeyAndTakesLaterEdits() {
         let keys: [Value] = (0..<5_000).map { .string("key\($0)") }
         var index = KeyIndex()
-        index.insertAll(hashes: keys.map(\.hashValue))
+        index.insertAll(hashes: keys.map { UInt32(truncatingIfNeeded: $0.hashValue) })
         for (id, key) in keys.enumerated() { #expect(index.id(for: key, keyOf: { keys[Int($0)] }) == Int32(id)) }
         #expect(index.id(for: "key5000", keyOf: { keys[Int($0)] }) == nil)
         var edited = keys

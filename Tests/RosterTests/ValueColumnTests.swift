@@ -55,7 +55,10 @@ struct ValueColumnTests {
                 let value = anyValue()
                 column.append(value)
                 reference.append(value)
-            case 5..<8:
+            case 5:
+                column.appendRepeatingLast()
+                reference.append(reference[reference.count - 1])
+            case 6..<8:
                 let index = Int.random(in: 0..<reference.count, using: &random)
                 let value = anyValue()
                 column[index] = value
@@ -75,13 +78,37 @@ struct ValueColumnTests {
         #expect(differing.isEmpty, "rows \(differing.prefix(5)) differ")
     }
 
-    /// A cleared row holds the cheapest value of the column's kind (no string storage).
-    @Test func clearingKeepsTheRowAndDropsItsValue() {
-        var column = ValueColumn(type: .string)
-        column.append(.string(String(repeating: "long text ", count: 20)))
-        column.clear(at: 0)
-        #expect(column[0] == .string(""))
-        #expect(column.count == 1)
+    /// Strings are coded while few differ (a section's day), and stored row by row once
+    /// codes would cost more (keys, titles); either way they read back as written.
+    @Test func fewDistinctStringsAreCodedManyAreNot() {
+        var days = ValueColumn(type: .string)
+        var titles = ValueColumn(type: .string)
+        for row in 0..<10_000 {
+            days.append(.string("2026-10-\(row % 30)"))
+            titles.append(.string("title \(row)"))
+        }
+        #expect(days.storage == .codedStrings)
+        #expect(titles.storage == .strings)
+        #expect(days[9_999] == .string("2026-10-9") && titles[9_999] == .string("title 9999"))
+        #expect(days.compare(0, 30) == 0 && days.compare(1, 0) == 1 && titles.compare(1, 0) == 1)
+        // Rewriting every row with new strings ends coding too, and keeps every value.
+        for row in 0..<10_000 { days[row] = .string("new \(row)") }
+        #expect(days.storage == .strings)
+        #expect((0..<10_000).allSatisfy { days[$0] == .string("new \($0)") })
+    }
+
+    /// A cleared row keeps its place: a coded column keeps its value (the string stays in
+    /// its table anyway), a row-by-row string column drops its string.
+    @Test func clearingKeepsTheRow() {
+        var coded = ValueColumn(type: .string)
+        coded.append(.string(String(repeating: "long text ", count: 20)))
+        coded.clear(at: 0)
+        #expect(coded.storage == .codedStrings && coded.count == 1)
+        var titles = ValueColumn(type: .string)
+        for row in 0..<1_000 { titles.append(.string("title \(row)")) }
+        titles.clear(at: 0)
+        #expect(titles.storage == .strings && titles.count == 1_000)
+        #expect(titles[0] == .string("") && titles[1] == .string("title 1"))
     }
 
     static func sample(of type: AttributeType) -> [Value] {

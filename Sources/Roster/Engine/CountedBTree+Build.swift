@@ -5,7 +5,7 @@ extension CountedBTree {
     /// Nodes are filled to about three quarters, so the first edits do not split at once.
     ///
     /// - Complexity: O(n).
-    static func makeRoot(sorted elements: [Element], capacities: Capacities) -> Node {
+    static func makeRoot(sorted elements: some RandomAccessCollection<Element>, capacities: Capacities) -> Node {
         guard !elements.isEmpty else { return Node(leafElements: []) }
         var level: [Node] = []
         var levelCounts: [Int] = []
@@ -13,11 +13,12 @@ extension CountedBTree {
                                    minimum: capacities.minimumLeafCount)
         level.reserveCapacity(leafSizes.count)
         levelCounts.reserveCapacity(leafSizes.count)
-        var start = 0
+        var start = elements.startIndex
         for size in leafSizes {
-            level.append(Node(leafElements: Array(elements[start..<start + size])))
+            let end = elements.index(start, offsetBy: size)
+            level.append(Node(leafElements: Array(elements[start..<end])))
             levelCounts.append(size)
-            start += size
+            start = end
         }
 
         while level.count > 1 {
@@ -61,7 +62,7 @@ extension CountedBTree {
     }
 
     /// Whether every element comes before the next one.
-    static func isSortedAndDistinct(_ elements: [Element], compare: Comparator) -> Bool {
+    static func isSortedAndDistinct(_ elements: some Collection<Element>, compare: Comparator) -> Bool {
         zip(elements, elements.dropFirst()).allSatisfy { compare($0, $1) < 0 }
     }
 }

@@ -89,12 +89,12 @@ struct CountedBTree<Element> {
     ///   - elements: The elements in order; debug builds check that they are.
     ///   - compare: The order of the elements.
     /// - Complexity: O(n).
-    init(sorted elements: [Element], compare: @escaping Comparator) {
+    init(sorted elements: some RandomAccessCollection<Element>, compare: @escaping Comparator) {
         self.init(sorted: elements, compare: compare, capacities: .standard)
     }
 
     /// Creates a tree holding `elements`, sorted and distinct, with the given node sizes.
-    init(sorted elements: [Element], compare: @escaping Comparator, capacities: Capacities) {
+    init(sorted elements: some RandomAccessCollection<Element>, compare: @escaping Comparator, capacities: Capacities) {
         self.init(compare: compare, capacities: capacities)
         assert(Self.isSortedAndDistinct(elements, compare: compare),
                "CountedBTree(sorted:): elements are not sorted and distinct")

@@ -42,8 +42,8 @@ extension IncrementalResults {
         var capacity: Int { keys.count }
 
         /// Takes the rows of a fetch, in order (row *i* becomes id *i*), with each key's
-        /// `hashValue`, into an empty arena, and indexes the keys in a table sized for them.
-        func adopt(keys: ValueColumn, sortColumns: [ValueColumn], keyHashes: [Int]) {
+        /// `hashValue` (its low 32 bits), into an empty arena, and indexes the keys in a table sized for them.
+        func adopt(keys: ValueColumn, sortColumns: [ValueColumn], keyHashes: [UInt32]) {
             precondition(self.keys.count == 0, "only an empty arena adopts a fetch")
             precondition(sortColumns.count == self.sortColumns.count && sortColumns.allSatisfy { $0.count == keys.count } && keyHashes.count == keys.count,
                          "a row needs its key, its hash and one value per sort key")

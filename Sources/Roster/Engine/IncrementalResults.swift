@@ -71,7 +71,7 @@ final class IncrementalResults {
         let (names, counts) = Self.sections(of: scan, query: query, slots: arena.slots)
         arena.adopt(keys: scan.keys, sortColumns: scan.sortColumns, keyHashes: scan.keyHashes)
         sectionCounts = counts
-        tree = CountedBTree(sorted: Array(0..<Int32(scan.count)), compare: compare)
+        tree = CountedBTree(sorted: 0..<Int32(scan.count), compare: compare)
         sectionNames = CountedBTree(sorted: names, compare: { a, b in
             let order = Value.compare(a, b)
             return sectionAscending ? order : -order

@@ -23,26 +23,27 @@ struct KeyIndex {
         if size > slots.count { slots = [Int32](repeating: Self.empty, count: size) }
     }
 
-    /// Fills an empty table with ids `0..<hashes.count`, where `hashes[id]` is the
-    /// `hashValue` of id's key, and no two keys are equal.
+    /// Fills an empty table with ids `0..<hashes.count`, where `hashes[id]` is the low
+    /// 32 bits of the `hashValue` of id's key (all that picks a slot of a table under 2³²
+    /// slots), and no two keys are equal.
     ///
     /// Inserting a million ids in id order writes all over the table, a cache miss each.
     /// Here the ids are first partitioned by the high bits of their home slot (a pass
     /// whose writes stream into a few thousand buckets), then inserted bucket by bucket, so
     /// each write lands near the one before.
-    mutating func insertAll(hashes: [Int]) {
+    mutating func insertAll(hashes: [UInt32]) {
         precondition(count == 0 && tombstones == 0, "insertAll(hashes:) fills an empty table")
         reserve(hashes.count)
         let mask = slots.count - 1
         let slotBits = slots.count.trailingZeroBitCount
         let shift = max(0, slotBits - 12)
         var starts = [Int](repeating: 0, count: (1 << (slotBits - shift)) + 1)
-        for hash in hashes { starts[((hash & mask) >> shift) + 1] += 1 }
+        for hash in hashes { starts[((Int(hash) & mask) >> shift) + 1] += 1 }
         for bucket in 1..<starts.count { starts[bucket] += starts[bucket - 1] }
         // (home slot, id) pairs, grouped by bucket.
         var pairs = [(slot: Int32, id: Int32)](repeating: (0, 0), count: hashes.count)
         for (id, hash) in hashes.enumerated() {
-            let slot = hash & mask
+            let slot = Int(hash) & mask
             let bucket = slot >> shift
             pairs[starts[bucket]] = (Int32(slot), Int32(id))
             starts[bucket] += 1

@@ -58,12 +58,16 @@ extension SQLiteStorage {
                 let (key, hash) = statement.columnWithHash(0, as: types[0])
                 var firstIsNew = scan.keys.count == 0
                 scan.keys.append(key)
-                scan.keyHashes.append(hash)
+                scan.keyHashes.append(UInt32(truncatingIfNeeded: hash))
                 for position in previous.indices {
                     let (value, isSame) = statement.column(position + 1, as: types[position + 1], reusing: previous[position])
                     if position == 0 && !isSame { firstIsNew = true }
                     previous[position] = value
-                    scan.sortColumns[position].append(value)
+                    if isSame && scan.keys.count > 1 {
+                        scan.sortColumns[position].appendRepeatingLast()
+                    } else {
+                        scan.sortColumns[position].append(value)
+                    }
                 }
                 if firstIsNew && notesRuns { scan.firstValueRuns.append(scan.keys.count - 1) }
             }

@@ -10,8 +10,10 @@
 struct OrderedScan {
     /// Each row's key, in order.
     var keys: ValueColumn
-    /// Each key's hash (`Value.hashValue`), taken while the key was read.
-    var keyHashes: [Int] = []
+    /// The low 32 bits of each key's hash (`Value.hashValue`), taken while the key was
+    /// read: all that picks a slot of the key index (``KeyIndex/insertAll(hashes:)``), in
+    /// half the bytes.
+    var keyHashes: [UInt32] = []
     /// The sort values besides the key, one column each, in ``BoundQuery/orderColumns``
     /// order after the key.
     var sortColumns: [ValueColumn]
