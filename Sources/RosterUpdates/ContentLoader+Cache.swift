@@ -3,46 +3,60 @@
 ///
 /// Entries form a doubly linked list threaded through an array of slots, newest first, so
 /// that a lookup, an insertion and an eviction each take constant time.
-package struct LRUCache<Key: Hashable, Value> {
+///
+/// Not API: public only under the SPI `RosterEngine`, and inlinable, so that Roster's
+/// engine runs it specialized for its keys (called through the generic entry points, one
+/// insertion of a bulk commit cost some 14,000 instructions; `package` inlinable code was
+/// not specialized across modules).
+@_spi(RosterEngine) public struct LRUCache<Key: Hashable, Value> {
     /// One entry and its neighbours in recency order.
-    private struct Entry {
-        var key: Key
-        var value: Value
+    @usableFromInline
+    struct Entry {
+        @usableFromInline var key: Key
+        @usableFromInline var value: Value
         /// The slot of the entry used just after this one, nil for the newest.
-        var newer: Int?
+        @usableFromInline var newer: Int?
         /// The slot of the entry used just before this one, nil for the oldest.
-        var older: Int?
+        @usableFromInline var older: Int?
+
+        @usableFromInline
+        init(key: Key, value: Value, newer: Int?, older: Int?) {
+            self.key = key
+            self.value = value
+            self.newer = newer
+            self.older = older
+        }
     }
 
     /// The most entries the cache holds.
-    package let capacity: Int
+    public let capacity: Int
     /// The entries; nil marks a free slot.
-    private var slots: [Entry?] = []
+    @usableFromInline var slots: [Entry?] = []
     /// Free slots, reused before the array grows.
-    private var freeSlots: [Int] = []
+    @usableFromInline var freeSlots: [Int] = []
     /// The slot of each key.
-    private var slotByKey: [Key: Int] = [:]
-    private var newest: Int?
-    private var oldest: Int?
+    @usableFromInline var slotByKey: [Key: Int] = [:]
+    @usableFromInline var newest: Int?
+    @usableFromInline var oldest: Int?
 
     /// Creates an empty cache.
     ///
     /// - Parameter capacity: The most entries it holds; at least 1.
-    package init(capacity: Int) {
+    @inlinable public init(capacity: Int) {
         precondition(capacity >= 1, "LRUCache needs a capacity of at least 1, not \(capacity)")
         self.capacity = capacity
     }
 
     /// The number of entries.
-    package var count: Int { slotByKey.count }
+    @inlinable public var count: Int { slotByKey.count }
 
     /// Whether the cache holds a key, without making it recently used.
-    package func contains(_ key: Key) -> Bool {
+    @inlinable public func contains(_ key: Key) -> Bool {
         slotByKey[key] != nil
     }
 
     /// The keys, most recently used first.
-    package var keysByRecency: [Key] {
+    @inlinable public var keysByRecency: [Key] {
         var keys: [Key] = []
         var cursor = newest
         while let slot = cursor, let entry = slots[slot] {
@@ -53,7 +67,7 @@ package struct LRUCache<Key: Hashable, Value> {
     }
 
     /// The value for a key, which becomes the most recently used.
-    package mutating func value(for key: Key) -> Value? {
+    @inlinable public mutating func value(for key: Key) -> Value? {
         guard let slot = slotByKey[key] else { return nil }
         unlink(slot)
         linkAsNewest(slot)
@@ -64,7 +78,7 @@ package struct LRUCache<Key: Hashable, Value> {
     ///
     /// - Returns: The evicted key, if an entry had to go.
     @discardableResult
-    package mutating func insert(_ value: Value, for key: Key) -> Key? {
+    @inlinable public mutating func insert(_ value: Value, for key: Key) -> Key? {
         if let slot = slotByKey[key] {
             slots[slot]?.value = value
             unlink(slot)
@@ -92,18 +106,18 @@ package struct LRUCache<Key: Hashable, Value> {
 
     /// Replaces the value of a key the cache holds, leaving its place in the recency
     /// order; does nothing for a key it does not hold.
-    package mutating func replaceValue(_ value: Value, for key: Key) {
+    @inlinable public mutating func replaceValue(_ value: Value, for key: Key) {
         guard let slot = slotByKey[key] else { return }
         slots[slot]?.value = value
     }
 
     /// The value for a key without making it recently used.
-    package func peek(_ key: Key) -> Value? {
+    @inlinable public func peek(_ key: Key) -> Value? {
         slotByKey[key].flatMap { slots[$0]?.value }
     }
 
     /// Forgets a key's entry, if there is one.
-    package mutating func removeValue(for key: Key) {
+    @inlinable public mutating func removeValue(for key: Key) {
         guard let slot = slotByKey.removeValue(forKey: key) else { return }
         unlink(slot)
         slots[slot] = nil
@@ -111,7 +125,7 @@ package struct LRUCache<Key: Hashable, Value> {
     }
 
     /// Takes a slot out of the recency list.
-    private mutating func unlink(_ slot: Int) {
+    @inlinable mutating func unlink(_ slot: Int) {
         guard let entry = slots[slot] else { return }
         if let newer = entry.newer { slots[newer]?.older = entry.older } else { newest = entry.older }
         if let older = entry.older { slots[older]?.newer = entry.newer } else { oldest = entry.newer }
@@ -120,7 +134,7 @@ package struct LRUCache<Key: Hashable, Value> {
     }
 
     /// Puts an unlinked slot at the head of the recency list.
-    private mutating func linkAsNewest(_ slot: Int) {
+    @inlinable mutating func linkAsNewest(_ slot: Int) {
         slots[slot]?.older = newest
         slots[slot]?.newer = nil
         if let head = newest { slots[head]?.newer = slot } else { oldest = slot }

@@ -49,10 +49,11 @@ struct IncrementalEngineTests {
     /// A commit that touches more rows than the row cache holds (4,096): the engine caches
     /// only the last of them, and still never serves an old row — neither to the delegate
     /// nor afterwards, for rows edited in place or moved.
-    @Test func aCommitLargerThanTheRowCacheReportsAndKeepsEveryRowCurrent() throws {
+    @Test(arguments: [CommitPath.rowByRow, .resort])
+    func aCommitLargerThanTheRowCacheReportsAndKeepsEveryRowCurrent(path: CommitPath) throws {
         let store = try makeStore(rows: 10_000)
         let controller = try ResultsController(store: store, request: request())
-        controller.forcedCommitPath = .rowByRow
+        controller.forcedCommitPath = path
         final class Reported: ResultsControllerDelegate {
             var objects: [Object] = []
             func controller(_ controller: ResultsController, didChange object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) {
@@ -114,10 +115,11 @@ struct IncrementalEngineTests {
         #expect(recorder.takeGroups().isEmpty)
     }
 
-    @Test(arguments: [1, 20, 300, 1_500])
-    func bulkAndSmallChangesAgreeWithRefetchAndDiff(changed: Int) throws {
+    @Test(arguments: [1, 20, 300, 1_500], [nil, CommitPath.rowByRow, .refetch, .resort])
+    func bulkAndSmallChangesAgreeWithRefetchAndDiff(changed: Int, path: CommitPath?) throws {
         let store = try makeStore(rows: 3_000)
         let incremental = try ResultsController(store: store, request: request())
+        incremental.forcedCommitPath = path
         let simple = try ResultsController(store: store, request: request(), engine: .refetchAndDiff)
         let a = GroupRecorder(), b = GroupRecorder()
         incremental.delegate = a

@@ -80,8 +80,8 @@ final class RandomWorld {
             let request = try randomRequest(&random)
             let controller = try ResultsController(store: store, request: request)
             let twin = try ResultsController(store: store, request: request, engine: .refetchAndDiff)
-            // Some controllers re-fetch and diff for every commit.
-            if Bool.random(using: &random) { controller.forcedCommitPath = .refetch }
+            // Some controllers take one path for every commit: re-fetch, or re-sort.
+            controller.forcedCommitPath = [nil, nil, CommitPath.refetch, .resort].randomElement(using: &random)!
             let watcher = Watcher(controller: controller, twin: twin, live: try LiveResults(queue: queue, request: request))
             controller.delegate = watcher.recorder
             twin.delegate = watcher.twinRecorder

@@ -6,7 +6,7 @@ import Testing
 struct ValueColumnTests {
     @Test(arguments: [AttributeType.integer, .double, .string, .bool])
     func valuesOfTheColumnsTypeStayTyped(type: AttributeType) {
-        var column = ValueColumn(type: type)
+        let column = ValueColumn(type: type)
         let values = Self.sample(of: type)
         for value in values { column.append(value) }
         column[1] = values[2]
@@ -23,9 +23,12 @@ struct ValueColumnTests {
     func aValueOfAnotherKindKeepsEveryValue(intruder: Value) {
         for type in [AttributeType.integer, .double, .string, .bool] where intruder.type != type {
             let values = Self.sample(of: type)
-            var appended = ValueColumn(type: type)
-            for value in values { appended.append(value) }
-            var assigned = appended
+            let appended = ValueColumn(type: type)
+            let assigned = ValueColumn(type: type)
+            for value in values {
+                appended.append(value)
+                assigned.append(value)
+            }
             appended.append(intruder)
             assigned[1] = intruder
             #expect(appended.storage == .values && assigned.storage == .values)
@@ -41,7 +44,7 @@ struct ValueColumnTests {
     func randomOperationsMatchAnArrayOfValues(seed: Int) {
         var random = SplitMix64(seed: UInt64(seed))
         let type = [AttributeType.integer, .double, .string, .bool][seed % 4]
-        var column = ValueColumn(type: type)
+        let column = ValueColumn(type: type)
         var reference: [Value] = []
         func anyValue() -> Value {
             // Mostly the column's type, so it stays typed for a while before something else comes.
@@ -81,8 +84,8 @@ struct ValueColumnTests {
     /// Strings are coded while few differ (a section's day), and stored row by row once
     /// codes would cost more (keys, titles); either way they read back as written.
     @Test func fewDistinctStringsAreCodedManyAreNot() {
-        var days = ValueColumn(type: .string)
-        var titles = ValueColumn(type: .string)
+        let days = ValueColumn(type: .string)
+        let titles = ValueColumn(type: .string)
         for row in 0..<10_000 {
             days.append(.string("2026-10-\(row % 30)"))
             titles.append(.string("title \(row)"))
@@ -100,11 +103,11 @@ struct ValueColumnTests {
     /// A cleared row keeps its place: a coded column keeps its value (the string stays in
     /// its table anyway), a row-by-row string column drops its string.
     @Test func clearingKeepsTheRow() {
-        var coded = ValueColumn(type: .string)
+        let coded = ValueColumn(type: .string)
         coded.append(.string(String(repeating: "long text ", count: 20)))
         coded.clear(at: 0)
         #expect(coded.storage == .codedStrings && coded.count == 1)
-        var titles = ValueColumn(type: .string)
+        let titles = ValueColumn(type: .string)
         for row in 0..<1_000 { titles.append(.string("title \(row)")) }
         titles.clear(at: 0)
         #expect(titles.storage == .strings && titles.count == 1_000)

@@ -1,4 +1,4 @@
-import RosterUpdates
+@_spi(RosterEngine) import RosterUpdates
 
 extension IncrementalResults {
     /// What the engine keeps of each row: its key and its sort values (the key excepted),
@@ -15,6 +15,9 @@ extension IncrementalResults {
         // across a call that writes them), so the check is off for these two.
         @exclusivity(unchecked) private(set) var keys: ValueColumn
         @exclusivity(unchecked) private var sortColumns: [ValueColumn]
+        /// The sort's columns in order (the key's where the key is) and their directions:
+        /// what comparing two rows walks, without looking up slots.
+        @exclusivity(unchecked) private var order: [(column: ValueColumn, ascending: Bool)] = []
         private var index = KeyIndex()
         var freeIDs: [Int32] = []
         /// The section value the probe id (-1) stands for.
@@ -36,6 +39,13 @@ extension IncrementalResults {
             self.slots = slots
             keys = ValueColumn(type: attributes[query.entity.keyIndex].type)
             sortColumns = columns
+            noteOrder()
+        }
+
+        private func noteOrder() {
+            order = slots.indices.map { position in
+                (slots[position].map { sortColumns[$0] } ?? keys, query.sort.ascending[position])
+            }
         }
 
         /// How many ids there are, free ones included.
@@ -49,6 +59,7 @@ extension IncrementalResults {
                          "a row needs its key, its hash and one value per sort key")
             self.keys = keys
             self.sortColumns = sortColumns
+            noteOrder()
             index.insertAll(hashes: keyHashes)
         }
 
@@ -70,6 +81,13 @@ extension IncrementalResults {
             }
             index.insert(id, key: key, keyOf: { self.keys[Int($0)] })
             return id
+        }
+
+        /// Replaces the sort values of row `id` with those of `row`, which has the same key.
+        func replaceSortValues(_ id: Int32, with row: [Value]) {
+            for (position, slot) in slots.enumerated() {
+                if let slot { sortColumns[slot][Int(id)] = row[query.sort.attributeIndexes[position]] }
+            }
         }
 
         /// The id of the row with this key, if it is in the results.
@@ -98,16 +116,13 @@ extension IncrementalResults {
 
         /// Compares two rows by the query's sort.
         func compare(_ a: Int32, _ b: Int32) -> Int {
-            let ascending = query.sort.ascending
-            for position in slots.indices {
-                let order = if let slot = slots[position] {
-                    sortColumns[slot].compare(Int(a), Int(b))
-                } else {
-                    keys.compare(Int(a), Int(b))
+            order.withUnsafeBufferPointer { order in
+                for (column, ascending) in order {
+                    let result = column.compare(Int(a), Int(b))
+                    if result != 0 { return ascending ? result : -result }
                 }
-                if order != 0 { return ascending[position] ? order : -order }
+                return 0
             }
-            return 0
         }
 
         /// Compares row `id` with a complete row.

@@ -9,12 +9,13 @@ extension IncrementalResults {
 
     /// The change from `old` to `new` by ``SnapshotDiff``'s rules, worked out on the two
     /// engines' ids: where each old row went is found by walking both orders together
-    /// (one key comparison while rows line up, a key-index lookup where they do not), and
-    /// neither snapshot of keys is built. The re-fetch path of a bulk commit.
+    /// (one key comparison while rows line up, a key-index lookup where they do not), or,
+    /// when the two share one arena, by each id's new rank; neither snapshot of keys is
+    /// built. The re-fetch and re-sort paths of a bulk commit.
     ///
     /// - Parameters:
     ///   - old: the results the delegate saw.
-    ///   - new: the results now, typically re-fetched.
+    ///   - new: the results now, re-fetched or re-sorted (``resorting(touched:)``).
     ///   - touched: the commit's rows: which staying rows changed values, and the rows of
     ///     those that left.
     /// - Returns: the change, or nil when there is none.
@@ -25,6 +26,12 @@ extension IncrementalResults {
         let newIDs = new.tree.elements
         var rankOfNewID = [Int32](repeating: -1, count: new.arena.keys.count)
         for (rank, id) in newIDs.enumerated() { rankOfNewID[Int(id)] = Int32(rank) }
+        if old.arena === new.arena {
+            // One arena (``resorting(touched:)``): a row that stays kept its id, so where it
+            // went is its id's rank, and no key is compared.
+            let newPosition = oldIDs.map { rankOfNewID[Int($0)] }
+            return change(from: old, to: new, oldIDs: oldIDs, newIDs: newIDs, newPosition: newPosition, touched: touched)
+        }
         // Walk both orders together: while the rows line up, the old row at hand is the new
         // row at hand, found with one comparison of keys. A row that does not line up is
         // looked up by key. When it is further down, either it moved down (the next old
@@ -53,6 +60,12 @@ extension IncrementalResults {
                 if !movedDown { next = target + 1 }
             }
         }
+        return change(from: old, to: new, oldIDs: oldIDs, newIDs: newIDs, newPosition: newPosition, touched: touched)
+    }
+
+    /// The change, once each old row's new position is known (-1: it left).
+    private static func change(from old: IncrementalResults, to new: IncrementalResults, oldIDs: [Int32], newIDs: [Int32],
+                               newPosition: [Int32], touched: [Value: TouchedRow]) -> QueryChange? {
         var isChangedID = [Bool](repeating: false, count: old.arena.keys.count)
         for (key, row) in touched where row.isChanged {
             if let id = old.arena.id(forKey: key) { isChangedID[Int(id)] = true }

@@ -78,6 +78,17 @@ final class IncrementalResults {
         })
     }
 
+    /// Results over `base`'s arena and cache with another order: what
+    /// ``resorting(touched:)`` makes. `base` must not be used once they are.
+    init(sharingArenaOf base: IncrementalResults, tree: CountedBTree<Int32>, sectionNames: CountedBTree<Value>, sectionCounts: [Value: Int]) {
+        query = base.query
+        arena = base.arena
+        cache = base.cache
+        self.tree = tree
+        self.sectionNames = sectionNames
+        self.sectionCounts = sectionCounts
+    }
+
     private static func comparator(arena: Arena, query: BoundQuery) -> (Int32, Int32) -> Int {
         let firstAscending = query.sort.ascending.first ?? true
         let sectioned = query.sectionIndex != nil

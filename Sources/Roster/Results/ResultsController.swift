@@ -43,8 +43,8 @@ public final class ResultsController: LiveQueryRequest {
     /// the results the delegate last saw, which the resync group starts from.
     var pendingResync: (reason: ResyncReason, seen: [ListSection<Value, Value>])?
     /// The path every commit takes through the incremental engine, for the benchmarks and
-    /// tests that compare the two; nil (the default) takes the one estimated cheaper for
-    /// each commit (``CommitPath/cheaper(touched:results:)``). Either path reports the same
+    /// tests that compare them; nil (the default) takes the one estimated cheaper for each
+    /// commit (``CommitPath/cheaper(touched:results:)``). Every path reports the same
     /// change.
     package var forcedCommitPath: CommitPath?
 
@@ -203,6 +203,10 @@ extension ResultsController: StoreObserver {
                 // on every commit.)
                 fail(error, seen: engine.snapshot)
             }
+        } else if pendingUserEdits.isEmpty && path == .resort, let incremental = engine as? IncrementalResults {
+            let (resorted, change) = incremental.resorting(touched: touched)
+            self.engine = resorted
+            report(change, in: resorted, from: nil, touched: touched)
         } else if pendingUserEdits.isEmpty, let refetched = try? fetchEngine(query: query) {
             reportBulkChange(touched: touched, from: engine, to: refetched)
         } else {

@@ -9,14 +9,14 @@
 /// comparing their names.
 struct OrderedScan {
     /// Each row's key, in order.
-    var keys: ValueColumn
+    let keys: ValueColumn
     /// The low 32 bits of each key's hash (`Value.hashValue`), taken while the key was
     /// read: all that picks a slot of the key index (``KeyIndex/insertAll(hashes:)``), in
     /// half the bytes.
     var keyHashes: [UInt32] = []
     /// The sort values besides the key, one column each, in ``BoundQuery/orderColumns``
     /// order after the key.
-    var sortColumns: [ValueColumn]
+    let sortColumns: [ValueColumn]
     /// For a sectioned query, the rows whose first sort value (the section) differs from
     /// the previous row's, the first row always; empty otherwise, and when there are no
     /// sort values besides the key.

@@ -10,7 +10,11 @@
 /// bytes a row are most of the engine's memory; comparing two rows of a typed column
 /// also skips the switch over both values' cases, and two rows with one code compare
 /// equal without reading their strings.
-struct ValueColumn {
+///
+/// A class, owned by one scan and then one arena (never shared, so not `Sendable`): read
+/// at every comparison of a tree search, a struct of several arrays was copied — a
+/// retain of each array — whenever the optimizer could not prove it unchanged.
+final class ValueColumn {
     /// How the values are held: in which one of the arrays below.
     enum Storage: UInt8 {
         case integers, doubles, codedStrings, strings, bools, values
@@ -24,17 +28,19 @@ struct ValueColumn {
     static let codedRowsPerString = 8
 
     private(set) var storage: Storage
-    private var integers: [Int64] = []
-    private var doubles: [Double] = []
-    private var strings: [String] = []
+    // Read at every comparison: no access overlaps another (one thread, and no method
+    // holds one across a call that writes them), so the dynamic checks are off.
+    @exclusivity(unchecked) private var integers: [Int64] = []
+    @exclusivity(unchecked) private var doubles: [Double] = []
+    @exclusivity(unchecked) private var strings: [String] = []
     /// Coded strings: each row's code, the strings by code, and the code of each string
     /// (by its bytes, as ``Value`` hashes). A code stays in the table when its last row
     /// goes: the table's size is bounded by the rule of ``codedRowsPerString``.
-    private var codes: [UInt32] = []
-    private var distinct: [String] = []
+    @exclusivity(unchecked) private var codes: [UInt32] = []
+    @exclusivity(unchecked) private var distinct: [String] = []
     private var codeOfString: [Value: UInt32] = [:]
-    private var bools: [Bool] = []
-    private var values: [Value] = []
+    @exclusivity(unchecked) private var bools: [Bool] = []
+    @exclusivity(unchecked) private var values: [Value] = []
 
     /// An empty column for an attribute of this type: typed until a value says otherwise.
     init(type: AttributeType) {
@@ -77,7 +83,7 @@ struct ValueColumn {
         }
     }
 
-    mutating func append(_ value: Value) {
+    func append(_ value: Value) {
         switch (storage, value) {
         case let (.integers, .integer(number)): integers.append(number)
         case let (.doubles, .double(number)): doubles.append(number)
@@ -95,7 +101,7 @@ struct ValueColumn {
 
     /// Appends the last row's value again: what a scan in order does row after row (a
     /// section's day), without looking the value up.
-    mutating func appendRepeatingLast() {
+    func appendRepeatingLast() {
         guard count > 0 else { return }
         switch storage {
         case .integers: integers.append(integers[integers.count - 1])
@@ -108,7 +114,7 @@ struct ValueColumn {
     }
 
     /// Makes room for `count` rows in all, so that filling the column never reallocates.
-    mutating func reserveCapacity(_ count: Int) {
+    func reserveCapacity(_ count: Int) {
         switch storage {
         case .integers: integers.reserveCapacity(count)
         case .doubles: doubles.reserveCapacity(count)
@@ -121,7 +127,7 @@ struct ValueColumn {
 
     /// Drops row `index`'s value (a string's storage, say) and keeps its place, so that
     /// the row can be reused: a free row holds the cheapest value of the column's kind.
-    mutating func clear(at index: Int) {
+    func clear(at index: Int) {
         switch storage {
         case .integers: integers[index] = 0
         case .doubles: doubles[index] = 0
@@ -159,11 +165,13 @@ struct ValueColumn {
     }
 
     /// Stores `value` at `index` if the column's kind holds it; false if it does not.
-    private mutating func store(_ value: Value, at index: Int) -> Bool {
+    private func store(_ value: Value, at index: Int) -> Bool {
         switch (storage, value) {
         case let (.integers, .integer(number)): integers[index] = number
         case let (.doubles, .double(number)): doubles[index] = number
         case let (.codedStrings, .string(text)):
+            // Most rewrites keep the string (a row that moves within its day).
+            if Value.compareStrings(distinct[Int(codes[index])], text, collation: .binary) == 0 { return true }
             codes[index] = code(of: text, value: value)
             keepCodingWorthwhile()
         case let (.strings, .string(text)): strings[index] = text
@@ -175,7 +183,7 @@ struct ValueColumn {
     }
 
     /// The code of a string (`value` is `.string(text)`), added to the table if new.
-    private mutating func code(of text: String, value: Value) -> UInt32 {
+    private func code(of text: String, value: Value) -> UInt32 {
         if let code = codeOfString[value] { return code }
         let code = UInt32(distinct.count)
         distinct.append(text)
@@ -184,21 +192,21 @@ struct ValueColumn {
     }
 
     /// Stores strings row by row once so many differ that codes would cost more.
-    private mutating func keepCodingWorthwhile() {
+    private func keepCodingWorthwhile() {
         guard distinct.count > Self.codedStringsAlways, distinct.count * Self.codedRowsPerString > codes.count else { return }
         strings = codes.map { distinct[Int($0)] }
         dropCodes()
         storage = .strings
     }
 
-    private mutating func dropCodes() {
+    private func dropCodes() {
         codes = []
         distinct = []
         codeOfString = [:]
     }
 
     /// Moves every value into ``values``, where any value fits.
-    private mutating func becomeValues() {
+    private func becomeValues() {
         guard storage != .values else { return }
         var all: [Value] = []
         all.reserveCapacity(count)
