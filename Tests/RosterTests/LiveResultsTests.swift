@@ -78,6 +78,33 @@ struct LiveResultsTests {
         try change.batch.validate(old: change.previousSnapshot.sections, new: change.snapshot.sections)
     }
 
+    /// A commit that touches a third of the rows is re-sorted in memory (``CommitPath``):
+    /// the change is exact, its objects are the rows now, and it leads to the fresh results.
+    @Test func aBulkCommitIsExact() throws {
+        let queue = try makeQueue()
+        let request = feedRequest()
+        try queue.write { store in
+            for index in 0..<600 {
+                try store.insert("Post", ["id": .string("p\(index)"), "day": .string("d\(index % 7)"), "rank": .integer(Int64(index * 37 % 600))])
+            }
+        }
+        let posts = try LiveResults(queue: queue, request: request)
+        #expect(CommitPath.cheaper(touched: 300, results: 600) != .rowByRow)
+        try queue.write { store in
+            try store.execute("UPDATE Post SET rank = (rank * 13) % 601, day = CASE WHEN rank % 9 = 0 THEN 'd9' ELSE day END WHERE rowid % 3 = 0")
+            try store.execute("DELETE FROM Post WHERE rowid % 7 = 1")
+            for index in 600..<650 { try store.insert("Post", ["id": .string("p\(index)"), "day": "d3", "rank": .integer(Int64(index))]) }
+        }
+        let change = try #require(try posts.takeChange())
+        #expect(change.snapshot.sections == (try freshSnapshot(queue, request)))
+        #expect(try change.group.apply(to: change.previousSnapshot.sections) == change.snapshot.sections)
+        try change.batch.validate(old: change.previousSnapshot.sections, new: change.snapshot.sections)
+        for object in change.group.objectChanges where object.type != .delete {
+            #expect(change.objects[object.item] == (try queue.read { store in try store.fetch("Post", key: object.item) }))
+        }
+        #expect(change.group.objectChanges.contains { $0.type == .move })
+    }
+
     @Test func coalescedCommitsCompareTheRowBeforeTheFirstWithTheRowAfterTheLast() throws {
         let queue = try makeQueue()
         let posts = try LiveResults(queue: queue, request: feedRequest())

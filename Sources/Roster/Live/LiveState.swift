@@ -5,7 +5,8 @@ import RosterUpdates
 /// newer commit), and the snapshot the consumer last saw.
 ///
 /// A change made only of commits costs what the commits touched: their rows are merged
-/// (each key's row before the first commit and after the last), applied in O(k log n),
+/// (each key's row before the first commit and after the last), applied in O(k log n) (or
+/// re-sorted in O(n + k log k) when that is cheaper),
 /// and the new snapshot is the old one with only the sections whose keys changed rebuilt.
 /// A change that also holds user edits, a new request or a re-fetch diffs whole
 /// snapshots, as ``ResultsController`` does in those cases.
@@ -67,9 +68,18 @@ final class LiveState {
         TouchedRow.shown(rows, attributeCount: engine.query.entity.attributes.count)
     }
 
-    /// Commits only: the engine's own change, and the snapshot patched.
+    /// Commits only: the engine's own change, and the snapshot patched. A bulk commit is
+    /// re-sorted in memory (``CommitPath``; this engine holds every row, so it never
+    /// re-fetches).
     private func applyCommits(_ touched: [Value: TouchedRow]) -> QueryChange? {
-        guard !touched.isEmpty, let change = engine.apply(touched: touched) else { return nil }
+        guard !touched.isEmpty else { return nil }
+        let applied: QueryChange?
+        if CommitPath.cheaper(touched: touched.count, results: engine.count) == .rowByRow {
+            applied = engine.apply(touched: touched)
+        } else {
+            (engine, applied) = engine.resorting(touched: touched)
+        }
+        guard let change = applied else { return nil }
         let old = snapshot
         var changedNames = Set(change.group.sectionChanges.map(\.section))
         for object in change.group.objectChanges where object.type != .update {
