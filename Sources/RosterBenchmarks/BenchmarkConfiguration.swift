@@ -25,6 +25,9 @@ package enum BenchmarkScenario: String, CaseIterable, Sendable {
     /// What change tracking adds to writes: inserts, updates and deletes of 1, 1k and 100k
     /// rows, through the store and through another connection, with and without a change log.
     case writes
+    /// A window of 100 rows in the middle of the results: one-row commits and moves of
+    /// the window against re-fetching it, next to the same commits without a window.
+    case window
 }
 
 /// What `roster bench` runs: table sizes, commits per kind, scenarios.

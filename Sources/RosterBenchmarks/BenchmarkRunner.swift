@@ -47,6 +47,7 @@ package struct BenchmarkRunner {
             case .queries: try QueriesScenario.run(configuration, reporter: reporter)
             case .bulk: try BulkScenario.run(configuration, reporter: reporter)
             case .crossover: try CrossoverScenario.run(configuration, reporter: reporter)
+            case .window: try WindowScenario.run(configuration, reporter: reporter)
             case .live: try LiveScenario.run(configuration, reporter: reporter)
             case .crossProcess: try CrossProcessScenario.run(configuration, reporter: reporter)
             case .predicate: try PredicateScenario.run(configuration, reporter: reporter)

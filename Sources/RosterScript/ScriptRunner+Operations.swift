@@ -30,8 +30,12 @@ extension ScriptRunner {
             case "filter":
                 let query = try liveQuery(command)
                 try query.controller.setPredicate(predicate(command.optionalString("predicate"), command))
+            case "window":
+                let query = try liveQuery(command)
+                let entity = try store.entity(named: query.controller.request.entityName)
+                try query.controller.setWindow(ScriptWindow.window(command.value("window"), of: entity))
             default:
-                throw ScriptError(unknownOp: "unknown op '\(command.op)': expected entity, query, insert, update, delete, sql, external, begin, commit, rollback, sort or filter")
+                throw ScriptError(unknownOp: "unknown op '\(command.op)': expected entity, query, insert, update, delete, sql, external, begin, commit, rollback, sort, filter or window")
             }
         } catch let error as ScriptError {
             throw error.namesItsOp || error.message.hasPrefix("\(command.op): ") ? error : command.error(error.message)
@@ -70,11 +74,13 @@ extension ScriptRunner {
             sortKeys: sort,
             sectionAttribute: try command.optionalString("section"))
         let controller = try ResultsController(store: store, request: request)
+        try controller.setWindow(ScriptWindow.window(command.object["window"], of: store.entity(named: entityName)))
         let recorder = TraceRecorder(queryName: name, adapter: adapter)
         controller.delegate = recorder
         try controller.performFetch()
         queries.append((name, controller, recorder))
         recorder.recordSnapshot(of: controller)
+        if controller.window != nil { recorder.controller(controller, didChangeCounts: controller.counts) }
     }
 
     private func liveQuery(_ command: ScriptCommand) throws -> (name: String, controller: ResultsController, recorder: TraceRecorder) {

@@ -28,7 +28,17 @@ final class TraceRecorder: ResultsControllerDelegate {
                 ("keys", .array(section.items.map(ScriptValues.json))),
             ]))
         }
-        record("snapshot", [("sections", .array(sections))])
+        let window = controller.window.map { [("window", ScriptWindow.json($0))] } ?? []
+        record("snapshot", window + [("sections", .array(sections))])
+    }
+
+    func controller(_ controller: ResultsController, didChangeCounts counts: ResultsCounts) {
+        record("counts", [
+            ("total", .integer(Int64(counts.total))),
+            ("sections", .array(counts.sections.map { section in
+                .object(JSONObject(uniqueKeysWithValues: [("name", ScriptValues.json(section.name)), ("count", .integer(Int64(section.numberOfObjects)))]))
+            })),
+        ])
     }
 
     func controller(_ controller: ResultsController, willResyncBecause reason: ResyncReason) {

@@ -46,6 +46,19 @@ public final class GroupRecorder: ResultsControllerDelegate {
         errors.append(error)
     }
 
+    /// The whole results' counts heard by a windowed controller, in order.
+    public private(set) var counts: [ResultsCounts] = []
+
+    public func takeCounts() -> [ResultsCounts] {
+        defer { counts = [] }
+        return counts
+    }
+
+    public func controller(_ controller: ResultsController, didChangeCounts counts: ResultsCounts) {
+        if current != nil { callbackOrderProblems.append("counts reported inside a group") }
+        self.counts.append(counts)
+    }
+
     public func controller(_ controller: ResultsController, willResyncBecause reason: ResyncReason) {
         if current != nil { callbackOrderProblems.append("resync announced inside a group") }
         resyncs.append(reason)

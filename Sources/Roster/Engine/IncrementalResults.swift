@@ -183,6 +183,20 @@ final class IncrementalResults {
     /// The key of the row at a rank. O(log n).
     func key(atRank rank: Int) -> Value { arena.keys[Int(tree[rank])] }
 
+    /// Every section, in order, with its number of rows. O(sections).
+    func sectionInfos() -> [SectionInfo] {
+        sectionNames.elements.map { SectionInfo(name: $0, numberOfObjects: sectionCounts[$0, default: 0]) }
+    }
+
+    /// The rows of a range of ranks as sections of keys. O(log n + the range's size).
+    func sections(inRanks ranks: Range<Int>) -> [ListSection<Value, Value>] {
+        var rows: [(key: Value, section: Value)] = []
+        rows.reserveCapacity(ranks.count)
+        let sectioned = query.sectionIndex != nil
+        tree.forEach(in: ranks) { id in rows.append((arena.keys[Int(id)], sectioned ? arena.sectionName(id) : .null)) }
+        return ListSection.grouping(rows)
+    }
+
     /// The results as sections of keys. O(n).
     var snapshot: [ListSection<Value, Value>] {
         (0..<sectionNames.count).map { ListSection(id: sectionNames[$0], items: keys(inSection: $0)) }

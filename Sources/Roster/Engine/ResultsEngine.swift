@@ -26,6 +26,15 @@ protocol ResultsEngine: AnyObject {
     func indexPath(for key: Value) -> IndexPath?
     /// The row with this key as far as it is known without loading it (deleted rows).
     func knownRow(forKey key: Value) -> [Value]?
+    /// The rank of the row with this key, or nil when it is not in the results.
+    func rank(ofKey key: Value) -> Int?
+    /// The key of the row at a rank.
+    func key(atRank rank: Int) -> Value
+    /// Every section, in order, with its number of rows.
+    func sectionInfos() -> [SectionInfo]
+    /// The rows of a range of ranks as sections of keys: the sections they fall in, each
+    /// with only its rows in the range. O(log n + the range's size).
+    func sections(inRanks ranks: Range<Int>) -> [ListSection<Value, Value>]
     /// Applies the rows of touched keys; the change, or nil when nothing changed.
     ///
     /// - Throws: when a read it needs fails; the results are then as they were.
@@ -78,6 +87,15 @@ final class RefetchingResults: ResultsEngine {
     func row(forKey key: Value) -> [Value]? { state.rowByKey[key] }
     func indexPath(for key: Value) -> IndexPath? { state.indexPath(for: key) }
     func knownRow(forKey key: Value) -> [Value]? { state.rowByKey[key] }
+    func rank(ofKey key: Value) -> Int? { state.indexPath(for: key).map { state.sectionRange($0.section).lowerBound + $0.item } }
+    func key(atRank rank: Int) -> Value { state.query.key(of: state.rows[rank]) }
+    func sectionInfos() -> [SectionInfo] {
+        state.sectionStarts.indices.map { SectionInfo(name: state.sectionStarts[$0].name, numberOfObjects: state.sectionRange($0).count) }
+    }
+    func sections(inRanks ranks: Range<Int>) -> [ListSection<Value, Value>] {
+        let query = state.query
+        return ListSection.grouping(state.rows[ranks].lazy.map { (key: query.key(of: $0), section: query.sectionName(of: $0)) })
+    }
 
     func apply(touched: [Value: TouchedRow]) throws(StoreError) -> QueryChange? {
         state.replace(query: state.query, rows: try refetch(state.query))

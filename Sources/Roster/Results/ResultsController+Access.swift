@@ -10,6 +10,13 @@ extension ResultsController {
         get throws(StoreError) {
             let objects = try fetchedObjects
             guard let engine else { return [] }
+            if let shown = windowTracker?.shown {
+                var start = 0
+                return shown.map { section in
+                    defer { start += section.items.count }
+                    return ResultsSection(name: section.id, objects: Array(objects[start..<start + section.items.count]))
+                }
+            }
             var start = 0
             return (0..<engine.numberOfSections).map { index in
                 let count = engine.sectionRange(index).count
@@ -27,30 +34,47 @@ extension ResultsController {
     public var fetchedObjects: [Object] {
         get throws(StoreError) {
             guard let engine else { return [] }
-            let rows = engine.rows
-            guard rows.count == engine.count else {
-                throw .database(DatabaseError(code: .error, message: "\(engine.count - rows.count) of the \(engine.count) \(query.entity.name) objects in the results could not be read"))
+            let expected = windowTracker.map { $0.shown.reduce(0) { $0 + $1.items.count } } ?? engine.count
+            let rows = windowTracker.map { $0.shown.flatMap(\.items).compactMap(engine.row(forKey:)) } ?? engine.rows
+            guard rows.count == expected else {
+                throw .database(DatabaseError(code: .error, message: "\(expected - rows.count) of the \(expected) \(query.entity.name) objects in the results could not be read"))
             }
             return rows.map { Object(entity: query.entity, values: $0) }
         }
     }
 
-    /// The number of objects in the results; 0 before ``performFetch()``.
-    public var numberOfObjects: Int { engine?.count ?? 0 }
+    /// The number of objects in the results (in the window, when there is one); 0 before
+    /// ``performFetch()``. The whole results' count is ``counts``.
+    public var numberOfObjects: Int {
+        if let shown = windowTracker?.shown, engine != nil { return shown.reduce(0) { $0 + $1.items.count } }
+        return engine?.count ?? 0
+    }
 
-    /// The number of sections; 0 before ``performFetch()``.
-    public var numberOfSections: Int { engine?.numberOfSections ?? 0 }
+    /// The number of sections (that the window's rows fall in, when there is one); 0
+    /// before ``performFetch()``.
+    public var numberOfSections: Int {
+        if let shown = windowTracker?.shown, engine != nil { return shown.count }
+        return engine?.numberOfSections ?? 0
+    }
 
-    /// The number of objects in section `section`, or 0 when there is no such section. O(log n).
+    /// The number of objects in section `section` (of the window, when there is one), or
+    /// 0 when there is no such section. O(log n).
     public func numberOfObjects(inSection section: Int) -> Int {
+        if let shown = windowTracker?.shown, engine != nil { return shown.indices.contains(section) ? shown[section].items.count : 0 }
         guard let engine, section >= 0, section < engine.numberOfSections else { return 0 }
         return engine.sectionRange(section).count
     }
 
-    /// The object at an index path, or nil when the path is outside the results or the
-    /// object's row cannot be read now (a failed read, which the delegate hears, or a
-    /// delete by another connection not delivered yet). O(log n).
+    /// The object at an index path (window-relative, when there is a window), or nil when
+    /// the path is outside the results or the object's row cannot be read now (a failed
+    /// read, which the delegate hears, or a delete by another connection not delivered
+    /// yet). O(log n).
     public func object(at indexPath: IndexPath) -> Object? {
+        if let shown = windowTracker?.shown, let engine {
+            guard shown.indices.contains(indexPath.section), shown[indexPath.section].items.indices.contains(indexPath.item),
+                  let values = engine.row(forKey: shown[indexPath.section].items[indexPath.item]) else { return nil }
+            return Object(entity: query.entity, values: values)
+        }
         guard let engine, indexPath.section >= 0, indexPath.section < engine.numberOfSections else { return nil }
         let range = engine.sectionRange(indexPath.section)
         guard indexPath.item >= 0, indexPath.item < range.count,
@@ -58,14 +82,24 @@ extension ResultsController {
         return Object(entity: query.entity, values: values)
     }
 
-    /// The index path of the object with this key, or nil when it is not in the results.
+    /// The index path of the object with this key, or nil when it is not in the results
+    /// (in the window, when there is one).
     ///
-    /// - Complexity: O(log n).
+    /// - Complexity: O(log n); O(the window's size) with a window.
     public func indexPath(for key: Value) -> IndexPath? {
-        engine?.indexPath(for: key)
+        if let shown = windowTracker?.shown, engine != nil {
+            for (section, rows) in shown.enumerated() {
+                if let item = rows.items.firstIndex(of: key) { return IndexPath(item: item, section: section) }
+            }
+            return nil
+        }
+        return engine?.indexPath(for: key)
     }
 
-    /// The results as sections of keys: what the change callbacks turn the previous
-    /// snapshot into. O(n).
-    public var snapshot: [ListSection<Value, Value>] { engine?.snapshot ?? [] }
+    /// The results (the window's rows, when there is one) as sections of keys: what the
+    /// change callbacks turn the previous snapshot into. O(n).
+    public var snapshot: [ListSection<Value, Value>] {
+        guard let engine else { return [] }
+        return shownSnapshot(of: engine)
+    }
 }

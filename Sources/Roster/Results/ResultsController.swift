@@ -32,6 +32,13 @@ public final class ResultsController: LiveQueryRequest {
     public var hasFetched: Bool { engine != nil }
     /// Set while ``performFetch()`` runs: changes delivered first are in the new results.
     private var isFetching = false
+    /// The window over the results that the delegate and the accessors show, with its
+    /// anchor as it stands now; nil (the default) shows them all. See ``setWindow(_:)``.
+    public var window: ResultsWindow? { windowTracker?.window }
+    /// Where the window stands and what the delegate last saw in it.
+    var windowTracker: WindowTracker?
+    /// The whole results' counts as the delegate last heard them, for a windowed controller.
+    private var countsSeen: ResultsCounts?
 
     /// The results; nil until ``performFetch()`` loads them.
     var engine: (any ResultsEngine)?
@@ -115,9 +122,71 @@ public final class ResultsController: LiveQueryRequest {
         // Bound again: the entity may have gained attributes since the controller was made.
         let query = try store.bind(request)
         let fetched = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in try fetchEngine(query: query) }
+        if var tracker = windowTracker {
+            try WindowTracker.check(tracker.window, in: fetched, entity: query.entity.name)
+            tracker.shown = tracker.place(in: fetched)
+            windowTracker = tracker
+            countsSeen = Self.counts(of: fetched)
+        }
         if engine == nil { store.addObserver(self) }
         self.query = query
         engine = fetched
+    }
+
+    /// Shows a window over the results instead of all of them, moves or resizes it, or
+    /// (with nil) shows them all again; the delegate hears the difference, as inserts and
+    /// deletes of the rows that enter and leave what it shows.
+    ///
+    /// From then on the delegate hears changes of the window only (``ResultsWindow``), and
+    /// ``sections``, ``fetchedObjects``, ``numberOfObjects``, ``numberOfSections``,
+    /// ``numberOfObjects(inSection:)``, ``object(at:)``, ``indexPath(for:)`` and
+    /// ``snapshot`` show the window; ``counts`` gives the whole results' counts. Before
+    /// ``performFetch()`` the window is kept for it (an anchor is then checked there).
+    ///
+    /// - Throws: ``StoreError/Code/invalidWindow`` for a negative count or an anchor key
+    ///   that is not in the results; nothing changes then.
+    /// - Complexity: O(log *n* + the windows' sizes).
+    public func setWindow(_ window: ResultsWindow?) throws(StoreError) {
+        try window?.validate()
+        guard let engine else {
+            windowTracker = window.map(WindowTracker.init)
+            return
+        }
+        if let window { try WindowTracker.check(window, in: engine, entity: query.entity.name) }
+        let seen = pendingResync?.seen ?? shownSnapshot(of: engine)
+        windowTracker = window.map(WindowTracker.init)
+        countsSeen = window == nil ? nil : Self.counts(of: engine)
+        if pendingResync != nil {
+            // The next delivery re-fetches and reports the change from `seen` to the window.
+            windowTracker?.shown = seen
+            return
+        }
+        let now = windowTracker.map { tracker in
+            var tracker = tracker
+            tracker.shown = seen
+            let now = tracker.place(in: engine)
+            windowTracker = tracker
+            return now
+        } ?? engine.snapshot
+        // No stored value changed: rows only enter and leave what the delegate sees.
+        let (change, start) = QueryChange.diff(from: seen, to: now, isUpdated: { _ in false },
+                                               removedRow: { engine.row(forKey: $0) ?? engine.knownRow(forKey: $0) })
+        report(change, in: engine, from: start, shown: windowTracker == nil ? nil : now)
+    }
+
+    /// The whole results' counts, whatever the window shows. O(sections).
+    public var counts: ResultsCounts {
+        guard let engine else { return ResultsCounts(total: 0, sections: []) }
+        return Self.counts(of: engine)
+    }
+
+    private static func counts(of engine: any ResultsEngine) -> ResultsCounts {
+        ResultsCounts(total: engine.count, sections: engine.sectionInfos())
+    }
+
+    /// What the delegate last saw: the window's rows, or the whole results.
+    func shownSnapshot(of engine: any ResultsEngine) -> [ListSection<Value, Value>] {
+        windowTracker?.shown ?? engine.snapshot
     }
 
     /// Replaces the request (same entity); the delegate hears the difference.
@@ -145,16 +214,38 @@ public final class ResultsController: LiveQueryRequest {
     /// - Parameter old: the results the delegate last saw; by default the current ones.
     func replaceResults(_ previous: any ResultsEngine, query: BoundQuery, rows: [[Value]], from old: [ListSection<Value, Value>]? = nil,
                         resync: ResyncReason? = nil, updated: (Value) -> Bool) {
-        let seen = old ?? previous.snapshot
+        let seen = old ?? shownSnapshot(of: previous)
         let edits = pendingUserEdits
         pendingUserEdits = []
         let replacement = makeEngine(query: query, rows: rows)
         self.query = query
         engine = replacement
+        let now = placeWindow(in: replacement, seen: seen) ?? replacement.snapshot
         // Objects that leave by a sort or filter change are still stored: read them whole.
-        let (change, start) = QueryChange.diff(from: seen, editedBy: edits, to: replacement.snapshot, resync: resync, isUpdated: updated,
+        let (change, start) = QueryChange.diff(from: seen, editedBy: edits, to: now, resync: resync, isUpdated: updated,
                                                removedRow: { previous.row(forKey: $0) ?? previous.knownRow(forKey: $0) })
-        report(change, in: replacement, from: start)
+        if windowTracker == nil {
+            report(change, in: replacement, from: start)
+        } else if report(change, in: replacement, from: start, shown: now) {
+            reportCounts(of: replacement)
+        }
+    }
+
+    /// Places the window over new results, from what the delegate saw; nil without a window.
+    private func placeWindow(in engine: any ResultsEngine, seen: [ListSection<Value, Value>]) -> [ListSection<Value, Value>]? {
+        guard var tracker = windowTracker else { return nil }
+        tracker.shown = seen
+        let now = tracker.place(in: engine)
+        windowTracker = tracker
+        return now
+    }
+
+    /// Tells the delegate the whole results' counts when they differ from what it last heard.
+    private func reportCounts(of engine: any ResultsEngine) {
+        let counts = Self.counts(of: engine)
+        guard counts != countsSeen else { return }
+        countsSeen = counts
+        delegate?.controller(self, didChangeCounts: counts)
     }
 
     /// Writes a change the user already made on screen without hearing it back.
@@ -194,7 +285,9 @@ extension ResultsController: StoreObserver {
         let touched = changes.rows(of: query.entity)
         guard !touched.isEmpty || !pendingUserEdits.isEmpty else { return }
         let path = forcedCommitPath ?? CommitPath.cheaper(touched: touched.count, results: engine.count)
-        if pendingUserEdits.isEmpty && path == .rowByRow {
+        if windowTracker != nil {
+            applyToWindow(touched: touched, in: engine, path: pendingUserEdits.isEmpty ? path : .rowByRow)
+        } else if pendingUserEdits.isEmpty && path == .rowByRow {
             do {
                 report(try engine.apply(touched: touched), in: engine, from: nil, touched: touched)
             } catch {
@@ -218,7 +311,7 @@ extension ResultsController: StoreObserver {
     func storeDidFailToDeliver(_ error: StoreError, mustResync: Bool) {
         guard let engine else { return }
         if mustResync {
-            fail(error, seen: engine.snapshot, reason: .schemaChanged)
+            fail(error, seen: shownSnapshot(of: engine), reason: .schemaChanged)
         } else {
             delegate?.controller(self, didFailWith: error)
         }
@@ -228,7 +321,7 @@ extension ResultsController: StoreObserver {
     /// one group marked as a resync; when the read fails, reports that and tries again at
     /// the next delivery.
     private func resync(_ engine: any ResultsEngine, because reason: ResyncReason) {
-        let seen = pendingResync?.seen ?? engine.snapshot
+        let seen = pendingResync?.seen ?? shownSnapshot(of: engine)
         let rows: [[Value]]
         do {
             rows = try store.fetchCommittedRows(query)
@@ -257,6 +350,55 @@ extension ResultsController: StoreObserver {
         let change = previous.change(to: refetched, touched: touched)
         engine = refetched
         report(change, in: refetched, from: nil, touched: touched)
+    }
+
+    /// A commit to a windowed controller: the results take it by `path`, then the window
+    /// is placed over them again and its change is reported: rows that enter or leave it
+    /// are inserts and deletes, rows that stay and changed values updates, with the user's
+    /// own edits (window-relative) applied first. The whole results' counts follow, when
+    /// they changed.
+    private func applyToWindow(touched: [Value: TouchedRow], in previous: any ResultsEngine, path: CommitPath) {
+        guard let seen = windowTracker?.shown else { return }
+        let edits = pendingUserEdits
+        pendingUserEdits = []
+        var current = previous
+        let resultsChange: QueryChange?
+        do {
+            if path == .resort, let incremental = previous as? IncrementalResults {
+                let resorted = incremental.resorting(touched: touched)
+                (current, resultsChange) = (resorted.results, resorted.change)
+            } else if path == .refetch, let refetched = try? fetchEngine(query: query) {
+                (current, resultsChange) = (refetched, previous.change(to: refetched, touched: touched))
+            } else {
+                resultsChange = try previous.apply(touched: touched)
+            }
+        } catch {
+            fail(error, seen: UserEdit.apply(edits, to: seen))
+            return
+        }
+        engine = current
+        guard resultsChange != nil || !edits.isEmpty else { return }
+        let now = placeWindow(in: current, seen: seen) ?? []
+        let countsChanged = resultsChange.map { Self.changesCounts($0.group) } ?? false
+        if edits.isEmpty && now == seen && !now.contains(where: { $0.items.contains { touched[$0]?.isChanged ?? false } }) {
+            // The window's rows are the ones it showed, in place and unchanged.
+            if countsChanged { reportCounts(of: current) }
+            return
+        }
+        let (change, start) = QueryChange.diff(
+            from: seen, editedBy: edits, to: now, isUpdated: { touched[$0]?.isChanged ?? false },
+            removedRow: { touched[$0]?.before ?? current.row(forKey: $0) ?? previous.knownRow(forKey: $0) })
+        guard report(change, in: current, from: start, touched: touched, shown: now) else { return }
+        if countsChanged { reportCounts(of: current) }
+    }
+
+    /// Whether a change of the whole results changes their counts: a section comes or
+    /// goes, an object comes or goes, or one moves to another section (without section
+    /// changes, section indexes before and after are the same sections).
+    private static func changesCounts(_ group: ChangeGroup<Value, Value>) -> Bool {
+        !group.sectionChanges.isEmpty || group.objectChanges.contains { object in
+            object.type == .insert || object.type == .delete || (object.type == .move && object.from?.section != object.to?.section)
+        }
     }
 
     /// A change that starts from the list as the user left it: apply, then diff whole
@@ -290,9 +432,17 @@ extension ResultsController: StoreObserver {
     ///   - touched: the rows the commit touched, read in this delivery: an object they
     ///     hold is reported as it is there, without asking the engine (whose bounded
     ///     cache would read back, in a bulk commit, the rows it just dropped).
+    ///   - shown: for a windowed controller, the window's rows after the change: what
+    ///     the delegate sees from then on, and the sizes of the sections it inserts.
+    /// - Returns: whether the delegate was told (or there was nothing to tell); false when
+    ///   an object could not be read and the next delivery resyncs instead.
+    @discardableResult
     func report(_ change: QueryChange?, in engine: any ResultsEngine, from old: [ListSection<Value, Value>]?,
-                touched: [Value: TouchedRow] = [:]) {
-        guard let change else { return }
+                touched: [Value: TouchedRow] = [:], shown: [ListSection<Value, Value>]? = nil) -> Bool {
+        guard let change else {
+            if let shown { windowTracker?.shown = shown }
+            return true
+        }
         let group = change.group
         var objects: [Object] = []
         objects.reserveCapacity(group.objectChanges.count)
@@ -306,13 +456,16 @@ extension ResultsController: StoreObserver {
                 let seen = old ?? (try? group.unapply(to: engine.snapshot))
                 fail(.database(DatabaseError(code: .error, message: "could not read \(query.entity.name) \(object.item) to report its \(object.type)")),
                      seen: seen ?? engine.snapshot)
-                return
+                return false
             }
             objects.append(Object(entity: query.entity, values: values))
         }
         lastChange = group
+        if let shown { windowTracker?.shown = shown }
         delegate?.receive(group, resync: change.resync, from: self, sectionCount: { section in
-            section.type == .delete ? change.oldSectionCounts[section.index] ?? 0 : engine.sectionRange(section.index).count
+            if section.type == .delete { return change.oldSectionCounts[section.index] ?? 0 }
+            return shown?[section.index].items.count ?? engine.sectionRange(section.index).count
         }, object: { position, _ in objects[position] })
+        return true
     }
 }

@@ -43,6 +43,11 @@ public protocol ResultsControllerDelegate<Controller>: AnyObject {
     /// them; the live query reads again when the store next delivers changes (after a
     /// commit or ``Store/pollExternalChanges()``) and then reports a resync group.
     func controller(_ controller: Controller, didFailWith error: StoreError)
+    /// The whole results' counts changed (``ResultsCounts``): called only for a live query
+    /// with a window (``ResultsWindow``), after the group of the commit that changed them
+    /// (after ``controllerDidChangeContent(_:)``), or alone when the window's rows did not
+    /// change — rows came or went outside it. Arrives where the other callbacks do.
+    func controller(_ controller: Controller, didChangeCounts counts: ResultsCounts)
 }
 
 extension ResultsControllerDelegate {
@@ -52,6 +57,7 @@ extension ResultsControllerDelegate {
     public func controllerDidChangeContent(_ controller: Controller) {}
     public func controller(_ controller: Controller, willResyncBecause reason: ResyncReason) {}
     public func controller(_ controller: Controller, didFailWith error: StoreError) {}
+    public func controller(_ controller: Controller, didChangeCounts counts: ResultsCounts) {}
 
     /// Plays one change group as callbacks: the one emitter of ``ResultsController`` and
     /// ``LiveResults``.

@@ -61,6 +61,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let predicate = Code("predicate")
         /// SQLite refused the operation (``StoreError/databaseError``).
         public static let database = Code("database")
+        /// A window over a live query's results that cannot be placed: a negative count,
+        /// or an anchor that is not in the results (``ResultsWindow``).
+        public static let invalidWindow = Code("invalidWindow")
 
         /// Whether `error` is a ``StoreError`` with this code: lets a `catch` clause name a
         /// code (`catch StoreError.Code.duplicateKey`).
@@ -164,6 +167,11 @@ extension StoreError {
     /// A predicate that does not parse or does not fit the entity.
     public static func predicate(_ error: QueryPredicateError) -> StoreError {
         StoreError(.predicate, error.description, predicateError: error)
+    }
+
+    /// A window that cannot be placed over a live query's results.
+    public static func invalidWindow(_ message: String, key: Value? = nil) -> StoreError {
+        StoreError(.invalidWindow, message, key: key)
     }
 
     /// SQLite refused the operation.

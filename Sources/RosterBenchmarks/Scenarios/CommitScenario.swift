@@ -114,7 +114,7 @@ enum CommitScenario {
 
     /// Makes the commits: reads what it needs before the measured call, so that the call
     /// is the write alone.
-    private struct Writer {
+    struct Writer {
         let fixture: PostFixture
         var random: SeededGenerator
         /// Keys that exist, for deletes and updates.

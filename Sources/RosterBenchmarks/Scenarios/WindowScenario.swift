@@ -1,0 +1,158 @@
+import Roster
+
+/// `window`: a window of 100 rows in the middle of the results, kept live (issue 14).
+///
+/// Three measures, each against re-fetching the window (`ORDER BY … LIMIT 100 OFFSET o`
+/// on another connection, diffed and batched, what an app without live windows does):
+/// - one-row commits of ``CommitScenario``'s five kinds anywhere in the table, to the
+///   windowed live query: commit → the store call returned (every callback and the batch
+///   built, the window's counts event included), next to the same commits to a live query
+///   over the whole results, measured the same way in the same run;
+/// - moving the window by one screen (100 rows) down and back: `setWindow` → returned;
+/// - after every commit the window must equal the re-fetched slice (`mismatches`).
+enum WindowScenario {
+    static let length = 100
+
+    static let table = TextTable(labels: 2, [
+        ("N", 9), ("what", 22), ("Roster ms", 24), ("window re-fetch ms", 24), ("re-fetch/Roster", 15),
+    ])
+
+    static func run(_ configuration: BenchmarkConfiguration, reporter: BenchmarkReporter) throws {
+        reporter.print("")
+        reporter.print("window: \(length) rows in the middle of the results; ms as median / p95 / max; p99 in the last column")
+        reporter.print("  one-row commit = COMMIT done → store call returned (callbacks, batch, counts); whole results = the same")
+        reporter.print("  commits to a live query without a window; move = setWindow one screen down or back up")
+        reporter.print("  window re-fetch = LIMIT \(length) OFFSET o on another connection + SnapshotDiff + batch")
+        table.header.forEach(reporter.print)
+        for size in configuration.sizes {
+            try run(size: size, iterations: configuration.iterations, reporter: reporter)
+        }
+    }
+
+    private static func run(size: Int, iterations: Int, reporter: BenchmarkReporter) throws {
+        reporter.progress("window N=\(size): filling the table")
+        let fixture = try PostFixture(size: size)
+        let offset = size / 2
+        let refetch = try WindowRefetch(path: fixture.store.path, offset: offset)
+        var writer = CommitScenario.Writer(fixture: fixture, seed: UInt64(size) &+ 14)
+
+        // The whole results first, then the window: the same kinds of commits, measured alike.
+        var whole = Durations()
+        do {
+            let (controller, _) = try fixture.liveQuery()
+            for iteration in 0..<iterations {
+                for kind in CommitScenario.Kind.allCases {
+                    let stamps = try WriteStamps.measure(probe: nil, try writer.commit(kind, iteration: iteration))
+                    if let after = stamps.afterCommit { whole.append(after) }
+                }
+            }
+            withExtendedLifetime(controller) {}
+        }
+
+        reporter.progress("window N=\(size): \(iterations) commits of each kind to the window")
+        let controller = try ResultsController(store: fixture.store, request: PostFixture.request)
+        try controller.setWindow(.offset(offset, length: length))
+        let probe = LiveQueryProbe()
+        controller.delegate = probe
+        try controller.performFetch()
+        try refetch.reset()
+        var windowed = Durations()
+        var baseline = Durations()
+        let checked = min(iterations, 40)
+        for iteration in 0..<iterations {
+            for kind in CommitScenario.Kind.allCases {
+                let stamps = try WriteStamps.measure(probe: probe, try writer.commit(kind, iteration: iteration))
+                if let after = stamps.afterCommit { windowed.append(after) }
+                guard iteration < checked else { continue }
+                let refresh = try refetch.refresh()
+                baseline.append(refresh.nanoseconds)
+                if Self.keys(controller.snapshot) != refresh.snapshot {
+                    reporter.mismatch(.window, size: size, "\(kind.label) #\(iteration): the window differs from the re-fetched one")
+                }
+            }
+        }
+
+        reporter.progress("window N=\(size): moving the window")
+        var moves = Durations()
+        var moveBaseline = Durations()
+        for move in 0..<min(iterations, 100) {
+            let target = move % 2 == 0 ? offset + length : offset
+            let start = MonotonicClock.now()
+            try controller.setWindow(.offset(target, length: length))
+            moves.append(MonotonicClock.elapsed(from: start, to: MonotonicClock.now()))
+            refetch.offset = target
+            let refresh = try refetch.refresh()
+            moveBaseline.append(refresh.nanoseconds)
+            if Self.keys(controller.snapshot) != refresh.snapshot {
+                reporter.mismatch(.window, size: size, "move #\(move): the window differs from the re-fetched one")
+            }
+        }
+
+        for (name, label, roster, base) in [("whole_results", "one-row, whole results", whole, Durations()),
+                                            ("window_commit", "one-row, window", windowed, baseline),
+                                            ("window_move", "move one screen", moves, moveBaseline)] {
+            reporter.print(table.line([String(size), label, Format.summary(roster) + " (p99 \(Format.milliseconds(roster.percentile(0.99))))",
+                                       base.isEmpty ? "-" : Format.summary(base), base.isEmpty ? "-" : Format.ratio(base.median / roster.median)]))
+            reporter.record(.window, size: size, "\(name).roster", roster)
+            if !base.isEmpty {
+                reporter.record(.window, size: size, "\(name).refetch", base)
+                reporter.record(.window, size: size, "\(name).ratio.refetch_over_roster", base.median / roster.median, unit: "x")
+            }
+        }
+        reporter.record(.window, size: size, "window_commit_over_whole_results", windowed.median / whole.median, unit: "ratio")
+    }
+
+    private static func keys(_ sections: [ListSection<Value, Value>]) -> [ListSection<String, String>] {
+        func text(_ value: Value) -> String {
+            if case let .string(text) = value { return text }
+            return value.description
+        }
+        return sections.map { ListSection(id: text($0.id), items: $0.items.map(text)) }
+    }
+
+    /// The baseline: re-fetches the window's rows, every column, diffs them by key with
+    /// the previous window and builds the batch.
+    private final class WindowRefetch {
+        private let database: RawDatabase
+        private let select: RawStatement
+        var offset: Int
+        private var rows: [String: RefetchDiffObserver.Row] = [:]
+        private(set) var snapshot: [ListSection<String, String>] = []
+
+        init(path: String, offset: Int) throws {
+            database = try RawDatabase(path: path)
+            select = try database.prepare(PostFixture.orderedSelect + " LIMIT \(WindowScenario.length) OFFSET ?")
+            self.offset = offset
+        }
+
+        /// Fetches the window without timing it.
+        func reset() throws {
+            (rows, snapshot) = try fetch()
+        }
+
+        func refresh() throws -> (nanoseconds: UInt64, snapshot: [ListSection<String, String>]) {
+            let start = MonotonicClock.now()
+            let (newRows, newSnapshot) = try fetch()
+            let oldRows = rows
+            let group = SnapshotDiff.changes(from: snapshot, to: newSnapshot) { key in oldRows[key] != newRows[key] }
+            _ = BatchAdapter().batch(for: group)
+            let nanoseconds = MonotonicClock.elapsed(from: start, to: MonotonicClock.now())
+            (rows, snapshot) = (newRows, newSnapshot)
+            return (nanoseconds, newSnapshot)
+        }
+
+        private func fetch() throws -> ([String: RefetchDiffObserver.Row], [ListSection<String, String>]) {
+            select.bind(Int64(offset), at: 1)
+            var byKey: [String: RefetchDiffObserver.Row] = [:]
+            var sections: [ListSection<String, String>] = []
+            while try select.step() {
+                let row = RefetchDiffObserver.Row(id: select.text(0), day: select.text(1), rank: select.int64(2),
+                                                  score: select.double(3), title: select.text(4), pinned: select.int64(5) != 0)
+                if sections.last?.id != row.day { sections.append(ListSection(id: row.day, items: [])) }
+                sections[sections.count - 1].items.append(row.id)
+                byKey[row.id] = row
+            }
+            return (byKey, sections)
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+@testable import Roster
+import RosterTestSupport
+
+/// Windows over a live query's results: the edge cases the property test meets only by
+/// chance, and bad windows refused with nothing changed.
+@Suite("Windows")
+struct WindowTests {
+    /// Posts p01…p20 with rank 1…20, in day d1 (ranks 1–10) and d2 (11–20), sorted by
+    /// rank and sectioned by day; the controller shows `window`.
+    func makeFeed(window: ResultsWindow?) throws -> (Store, ResultsController, GroupRecorder) {
+        let store = try postStore()
+        try store.write {
+            for rank in 1...20 {
+                try store.insert("Post", ["id": .string(key(rank)), "day": rank <= 10 ? "d1" : "d2", "rank": .integer(Int64(rank))])
+            }
+        }
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")], sectionAttribute: "day"))
+        try controller.setWindow(window)
+        let recorder = GroupRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        return (store, controller, recorder)
+    }
+
+    func key(_ rank: Int) -> String { rank < 10 ? "p0\(rank)" : "p\(rank)" }
+    func keys(_ ranks: ClosedRange<Int>) -> [Value] { ranks.map { .string(key($0)) } }
+
+    @Test func aSectionLargerThanTheWindowShowsOnlyItsRowsInTheWindow() throws {
+        let (_, controller, _) = try makeFeed(window: .offset(8, length: 4))
+        #expect(controller.snapshot == sections([("d1", keys(9...10)), ("d2", keys(11...12))]))
+        #expect(controller.counts == ResultsCounts(total: 20, sections: [SectionInfo(name: "d1", numberOfObjects: 10), SectionInfo(name: "d2", numberOfObjects: 10)]))
+        #expect(controller.numberOfObjects(inSection: 1) == 2)
+        #expect(try controller.sections.map { $0.objects.map(\.key) } == [keys(9...10), keys(11...12)])
+    }
+
+    @Test func aWindowPastTheEndShowsNothingUntilRowsReachIt() throws {
+        let (store, controller, recorder) = try makeFeed(window: .offset(25, length: 5))
+        #expect(controller.snapshot.isEmpty && controller.numberOfObjects == 0)
+        try store.write {
+            for rank in 21...26 { try store.insert("Post", ["id": .string(key(rank)), "day": "d3", "rank": .integer(Int64(rank))]) }
+        }
+        #expect(controller.snapshot == sections([("d3", keys(26...26))]))
+        let group = try #require(recorder.takeGroups().first)
+        #expect(group.sectionChanges == [SectionChange(type: .insert, index: 0, section: "d3")])
+        #expect(recorder.takeCounts().map(\.total) == [26])
+    }
+
+    @Test func emptyResultsGiveAnEmptyWindowAndCounts() throws {
+        let store = try postStore()
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        try controller.setWindow(.offset(0, length: 3))
+        let recorder = GroupRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        #expect(controller.snapshot.isEmpty && controller.counts == ResultsCounts(total: 0, sections: []))
+        try store.insert("Post", ["id": "a", "rank": 1])
+        #expect(controller.snapshot == sections([(.null, ["a"])]))
+        #expect(recorder.takeGroups().count == 1 && recorder.takeCounts().map(\.total) == [1])
+    }
+
+    @Test func rowsAddedAboveAnOffsetWindowSlideThroughIt() throws {
+        let (store, controller, recorder) = try makeFeed(window: .offset(2, length: 3))
+        try store.insert("Post", ["id": "p00", "day": "d1", "rank": 0])
+        #expect(controller.snapshot == sections([("d1", keys(2...4))]))
+        let group = try #require(recorder.takeGroups().first)
+        #expect(group.objectChanges == [
+            ObjectChange(type: .insert, item: "p02", from: nil, to: IndexPath(item: 0, section: 0)),
+            ObjectChange(type: .delete, item: "p05", from: IndexPath(item: 2, section: 0), to: nil),
+        ])
+    }
+
+    @Test func rowsAddedAboveAnAnchoredWindowLeaveItAsItWas() throws {
+        let (store, controller, recorder) = try makeFeed(window: .anchored(key: "p05", before: 1, after: 1))
+        try store.insert("Post", ["id": "p00", "day": "d1", "rank": 0])
+        #expect(controller.snapshot == sections([("d1", keys(4...6))]))
+        #expect(recorder.takeGroups().isEmpty)
+        #expect(recorder.takeCounts() == [ResultsCounts(total: 21, sections: [SectionInfo(name: "d1", numberOfObjects: 11), SectionInfo(name: "d2", numberOfObjects: 10)])])
+    }
+
+    @Test func aCommitOutsideTheWindowThatKeepsTheCountsSendsNothing() throws {
+        let (store, controller, recorder) = try makeFeed(window: .offset(0, length: 3))
+        try store.update("Post", key: "p15", ["title": "new"])
+        try store.update("Post", key: "p16", ["rank": 17, "title": "x"])
+        #expect(recorder.takeGroups().isEmpty && recorder.takeCounts().isEmpty)
+        #expect(controller.snapshot == sections([("d1", keys(1...3))]))
+    }
+
+    @Test func aDeletedAnchorPassesToItsNearestNeighbourBelowThenAbove() throws {
+        let (store, controller, recorder) = try makeFeed(window: .anchored(key: "p05", before: 1, after: 1))
+        try store.delete("Post", key: "p05")
+        #expect(controller.window == .anchored(key: "p06", before: 1, after: 1))
+        #expect(controller.snapshot == sections([("d1", keys(4...4) + keys(6...7))]))
+        _ = recorder.takeGroups()
+        // With every row shown below it gone, the nearest above.
+        try store.write {
+            try store.delete("Post", key: "p06")
+            try store.delete("Post", key: "p07")
+        }
+        #expect(controller.window == .anchored(key: "p04", before: 1, after: 1))
+        #expect(controller.snapshot == sections([("d1", keys(3...4) + keys(8...8))]))
+    }
+
+    @Test func resizingToZeroDeletesEveryRowAndGrowingBackInsertsThem() throws {
+        let (_, controller, recorder) = try makeFeed(window: .offset(9, length: 2))
+        try controller.setWindow(.offset(9, length: 0))
+        #expect(controller.snapshot.isEmpty)
+        let group = try #require(recorder.takeGroups().first)
+        #expect(group.sectionChanges.map(\.type) == [.delete, .delete])
+        try controller.setWindow(.offset(9, length: 2))
+        #expect(controller.snapshot == sections([("d1", keys(10...10)), ("d2", keys(11...11))]))
+        #expect(recorder.takeGroups().first?.sectionChanges.map(\.type) == [.insert, .insert])
+        #expect(recorder.takeCounts().isEmpty)
+    }
+
+    @Test func movingTheWindowReportsOnlyRowsThatEnterAndLeave() throws {
+        let (_, controller, recorder) = try makeFeed(window: .offset(0, length: 4))
+        try controller.setWindow(.offset(2, length: 4))
+        let group = try #require(recorder.takeGroups().first)
+        #expect(group.objectChanges.filter { $0.type == .delete }.map(\.item) == keys(1...2))
+        #expect(group.objectChanges.filter { $0.type == .insert }.map(\.item) == keys(5...6))
+        #expect(group.objectChanges.allSatisfy { $0.type == .insert || $0.type == .delete })
+    }
+
+    @Test func aSortChangeKeepsTheAnchorAndReportsTheWindowsChange() throws {
+        let (_, controller, recorder) = try makeFeed(window: .anchored(key: "p05", before: 1, after: 1))
+        try controller.setSortKeys([SortKey("rank", ascending: false)])
+        #expect(controller.window == .anchored(key: "p05", before: 1, after: 1))
+        #expect(controller.snapshot == sections([("d1", [.string(key(6)), .string(key(5)), .string(key(4))])]))
+        let group = try #require(recorder.takeGroups().first)
+        #expect(try group.apply(to: sections([("d1", keys(4...6))])) == controller.snapshot)
+    }
+
+    @Test func badWindowsAreRefusedAndChangeNothing() throws {
+        let (_, controller, recorder) = try makeFeed(window: .offset(0, length: 2))
+        let windows: [ResultsWindow] = [
+            .offset(-1, length: 2), .offset(0, length: -2), .anchored(key: "p99", before: 1, after: 1),
+            .anchored(key: "p05", before: -1, after: 0), .anchored(key: .null, before: 0, after: 0),
+        ]
+        for window in windows {
+            let error = #expect(throws: StoreError.self) { try controller.setWindow(window) }
+            #expect(error?.code == .invalidWindow, "\(window): \(String(describing: error))")
+            #expect(controller.window == .offset(0, length: 2))
+            #expect(controller.snapshot == sections([("d1", keys(1...2))]))
+        }
+        #expect(recorder.takeGroups().isEmpty)
+        // An unknown anchor set before the fetch is refused by the fetch, which then loads nothing.
+        let store = controller.store
+        let later = try ResultsController(store: store, request: controller.request)
+        try later.setWindow(.anchored(key: "p99", before: 1, after: 1))
+        let error = #expect(throws: StoreError.self) { try later.performFetch() }
+        #expect(error?.code == .invalidWindow && error?.key == "p99")
+        #expect(!later.hasFetched)
+    }
+
+    @Test func removingTheWindowShowsEveryRowAgain() throws {
+        let (_, controller, recorder) = try makeFeed(window: .offset(5, length: 2))
+        try controller.setWindow(nil)
+        #expect(controller.window == nil && controller.numberOfObjects == 20)
+        let group = try #require(recorder.takeGroups().first)
+        #expect(group.objectChanges.count == 18 && group.objectChanges.allSatisfy { $0.type == .insert })
+    }
+}
