@@ -8,7 +8,8 @@ import RosterTestSupport
 /// fresh fetch that it stands for, its callbacks must turn the window as last seen into
 /// the new one with as few moves as possible, its batch must pass UIKit's rules, updates
 /// must be exactly the rows that stay, do not move and changed, and the counts heard must
-/// be the whole results' counts, heard exactly when they changed.
+/// be the whole results' counts, heard exactly when they changed. A `LiveResults` with the
+/// same request and window, on another connection, must report the same changes and counts.
 @Suite("Window properties")
 struct WindowPropertyTests {
     /// 24 seeds by default; `ROSTER_PROPERTY_SEEDS=500 swift test --filter WindowProperties`
@@ -23,10 +24,13 @@ struct WindowPropertyTests {
         for _ in 0..<3 {
             let controller = try ResultsController(store: world.store, request: try world.randomRequest(&random))
             controller.forcedCommitPath = [nil, nil, CommitPath.refetch, .resort].randomElement(using: &random)!
-            let watcher = WindowWatcher(controller: controller)
+            let watcher = WindowWatcher(controller: controller, live: try LiveResults(queue: world.queue, request: controller.request))
             controller.delegate = watcher.recorder
             try controller.performFetch()
-            try controller.setWindow(randomWindow(&random, controller: controller, world: world))
+            let window = randomWindow(&random, controller: controller, world: world)
+            try controller.setWindow(window)
+            try watcher.live.setWindow(window)
+            _ = try watcher.live.takeChange()
             _ = watcher.recorder.takeGroups()
             watcher.seen = controller.snapshot
             watcher.countsHeard = controller.counts
@@ -39,18 +43,23 @@ struct WindowPropertyTests {
             switch Int.random(in: 0..<10, using: &random) {
             case 0:
                 let watcher = windows.randomElement(using: &random)!
-                try watcher.controller.setWindow(randomWindow(&random, controller: watcher.controller, world: world))
+                let window = randomWindow(&random, controller: watcher.controller, world: world)
+                try watcher.controller.setWindow(window)
+                try watcher.live.setWindow(window)
             case 1:
                 let watcher = windows.randomElement(using: &random)!
                 try watcher.controller.setSortKeys(world.randomSort(&random, section: watcher.controller.request.sectionAttribute))
+                try watcher.live.setRequest(watcher.controller.request)
             case 2:
                 let watcher = windows.randomElement(using: &random)!
                 try watcher.controller.setPredicate(QueryPredicate(format: world.randomPredicate(&random), arguments: []))
+                try watcher.live.setRequest(watcher.controller.request)
             default:
                 try world.step(&random, step: step)
             }
             let newTable = try world.readTable()
             world.table = newTable
+            try world.queue.pollExternalChanges()
             for watcher in windows {
                 try check(watcher, world: world, oldTable: oldTable, newTable: newTable, context: context)
             }
@@ -60,9 +69,14 @@ struct WindowPropertyTests {
     final class WindowWatcher {
         let controller: ResultsController
         let recorder = GroupRecorder()
+        /// The same query and window as `LiveResults`, on the world's queue.
+        let live: LiveResults
         var seen: [ListSection<Value, Value>] = []
         var countsHeard: ResultsCounts?
-        init(controller: ResultsController) { self.controller = controller }
+        init(controller: ResultsController, live: LiveResults) {
+            self.controller = controller
+            self.live = live
+        }
     }
 
     private func randomWindow(_ random: inout SplitMix64, controller: ResultsController, world: RandomWorld) -> ResultsWindow? {
@@ -129,6 +143,12 @@ struct WindowPropertyTests {
         #expect(watcher.recorder.callbackOrderProblems.isEmpty, "\(context): \(watcher.recorder.callbackOrderProblems)")
         let groups = watcher.recorder.takeGroups()
         #expect(groups.count <= 1, "\(context): one step gave \(groups.count) groups")
+        let liveChange = try watcher.live.takeChange()
+        #expect(watcher.live.window == controller.window, "\(context): LiveResults' window \(String(describing: watcher.live.window))")
+        #expect(watcher.live.snapshot.sections == controller.snapshot, "\(context): LiveResults shows \(watcher.live.snapshot.sections)")
+        #expect(liveChange.map { $0.group.isEmpty ? nil : $0.group } ?? nil == groups.first, "\(context): LiveResults reported \(String(describing: liveChange?.group)), the controller \(String(describing: groups.first))")
+        #expect(liveChange?.counts == heard.last, "\(context): LiveResults' counts \(String(describing: liveChange?.counts)), the controller's \(heard)")
+        #expect(watcher.live.counts == counts)
         let old = watcher.seen
         if let group = groups.first {
             #expect(try group.apply(to: old) == new, "\(context): callbacks applied to the window as seen do not give the new window")

@@ -162,3 +162,31 @@ struct WindowTests {
         #expect(group.objectChanges.count == 18 && group.objectChanges.allSatisfy { $0.type == .insert })
     }
 }
+
+@Suite("Windows on LiveResults")
+struct LiveResultsWindowTests {
+    @Test func aCommitOutsideTheWindowArrivesAsCountsAlone() throws {
+        let queue = try StoreQueue.temporary()
+        try queue.read { store in try store.define(postEntity()) }
+        try queue.write { store in
+            for rank in 1...10 { try store.insert("Post", ["id": .string("p\(rank)"), "day": "d1", "rank": .integer(Int64(rank))]) }
+        }
+        let posts = try LiveResults(queue: queue, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        try posts.setWindow(.anchored(key: "p5", before: 1, after: 1))
+        let opened = try #require(try posts.takeChange())
+        #expect(opened.group.objectChanges.filter { $0.type == .delete }.count == 7 && opened.counts == nil)
+        #expect(posts.snapshot.sections == sections([(.null, ["p4", "p5", "p6"])]))
+        #expect(posts.indexPath(for: "p5") == IndexPath(item: 1, section: 0) && posts.object(at: IndexPath(item: 2, section: 0))?.key == "p6")
+
+        try queue.write { store in try store.insert("Post", ["id": "p0", "day": "d1", "rank": 0]) }
+        let change = try #require(try posts.takeChange())
+        #expect(change.group.isEmpty && change.batch == BatchUpdate())
+        #expect(change.counts == ResultsCounts(total: 11, sections: [SectionInfo(name: .null, numberOfObjects: 11)]))
+        #expect(posts.counts.total == 11 && posts.window == .anchored(key: "p5", before: 1, after: 1))
+
+        // A bad window is refused at once and changes nothing.
+        let error = #expect(throws: StoreError.self) { try posts.setWindow(.anchored(key: "p99", before: 1, after: 1)) }
+        #expect(error?.code == .invalidWindow)
+        #expect(try posts.takeChange() == nil)
+    }
+}

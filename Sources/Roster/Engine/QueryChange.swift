@@ -13,9 +13,21 @@ struct QueryChange: Sendable {
     var oldSectionCounts: [Int: Int] = [:]
     /// Set when the change is a resync: results re-fetched rather than applied row by row.
     var resync: ResyncReason?
+    /// For a windowed live query, the whole results' counts when the change changed them
+    /// (the group is then empty when only the counts changed).
+    var counts: ResultsCounts?
 }
 
 extension QueryChange {
+    /// Whether this change of the whole results changes their counts: a section comes or
+    /// goes, an object comes or goes, or one moves to another section (without section
+    /// changes, section indexes before and after are the same sections).
+    var changesCounts: Bool {
+        !group.sectionChanges.isEmpty || group.objectChanges.contains { object in
+            object.type == .insert || object.type == .delete || (object.type == .move && object.from?.section != object.to?.section)
+        }
+    }
+
     /// The change from the list a consumer last saw, as the user's own edits left it, to
     /// `new`, by ``SnapshotDiff``'s rules. The one place that applies user edits and diffs
     /// whole snapshots, for every path that cannot work row by row: a new request, a

@@ -73,20 +73,40 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     /// The request whose results these are.
     public var request: FetchRequest { consumer.withLock { $0.request } }
 
-    /// The results as of the last change taken.
+    /// The results (the window's rows, with a window) as of the last change taken.
     public var snapshot: ResultsSnapshot { consumer.withLock { ResultsSnapshot(sections: $0.results.snapshot) } }
 
-    /// All objects as of the last change taken, in order.
+    /// The window the consumer sees, as of the last change taken, with its anchor as it
+    /// stands; nil: every row. See ``setWindow(_:)``.
+    public var window: ResultsWindow? { consumer.withLock { $0.results.window?.window } }
+
+    /// The whole results' counts as of the last change taken, whatever the window shows.
+    public var counts: ResultsCounts {
+        consumer.withLock { ResultsCounts(total: $0.results.engine.count, sections: $0.results.engine.sectionInfos()) }
+    }
+
+    /// All objects (in the window, with a window) as of the last change taken, in order.
     public var fetchedObjects: [Object] {
         consumer.withLock { consumer in
-            consumer.results.engine.rows.map { Object(entity: consumer.results.query.entity, values: $0) }
+            let results = consumer.results
+            if results.window != nil {
+                return results.snapshot.flatMap(\.items).compactMap { results.engine.row(forKey: $0) }.map { Object(entity: results.query.entity, values: $0) }
+            }
+            return results.engine.rows.map { Object(entity: results.query.entity, values: $0) }
         }
     }
 
-    /// The object at an index path, as of the last change taken, or nil when there is none.
+    /// The object at an index path (window-relative, with a window), as of the last change
+    /// taken, or nil when there is none.
     public func object(at indexPath: IndexPath) -> Object? {
         consumer.withLock { consumer in
             let engine = consumer.results.engine
+            if consumer.results.window != nil {
+                let shown = consumer.results.snapshot
+                guard shown.indices.contains(indexPath.section), shown[indexPath.section].items.indices.contains(indexPath.item),
+                      let values = engine.row(forKey: shown[indexPath.section].items[indexPath.item]) else { return nil }
+                return Object(entity: engine.query.entity, values: values)
+            }
             guard indexPath.section >= 0, indexPath.section < engine.numberOfSections else { return nil }
             let range = engine.sectionRange(indexPath.section)
             guard indexPath.item >= 0, indexPath.item < range.count,
@@ -95,9 +115,16 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         }
     }
 
-    /// The index path of the object with this key, as of the last change taken.
+    /// The index path of the object with this key (window-relative, with a window), as
+    /// of the last change taken.
     public func indexPath(for key: Value) -> IndexPath? {
-        consumer.withLock { $0.results.engine.indexPath(for: key) }
+        consumer.withLock { consumer in
+            guard consumer.results.window != nil else { return consumer.results.engine.indexPath(for: key) }
+            for (section, rows) in consumer.results.snapshot.enumerated() {
+                if let item = rows.items.firstIndex(of: key) { return IndexPath(item: item, section: section) }
+            }
+            return nil
+        }
     }
 
     /// Whether commits are waiting to be taken.
@@ -195,6 +222,27 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         consumer.withLock { $0.request = request }
     }
 
+    /// Shows a window over the results instead of all of them, moves or resizes it, or
+    /// (with nil) shows them all again. The difference arrives as the next change, and
+    /// from then on every change is the window's (``ResultsWindow``): its rows entering
+    /// and leaving are inserts and deletes, index paths are window-relative, and
+    /// ``snapshot``, ``fetchedObjects``, ``object(at:)`` and ``indexPath(for:)`` show the
+    /// window. The whole results' counts are ``counts``; a change that changes them
+    /// carries them (``ResultsChange/counts``), alone when the window did not change.
+    ///
+    /// - Throws: ``StoreError/Code/invalidWindow`` for a negative count, or an anchor
+    ///   that is not in the results as of the last change taken; nothing changes then. (An
+    ///   anchor that pending commits delete passes to its nearest neighbour.)
+    public func setWindow(_ window: ResultsWindow?) throws(StoreError) {
+        try window?.validate()
+        if let window {
+            try consumer.withLock { consumer throws(StoreError) in
+                try WindowTracker.check(window, in: consumer.results.engine, entity: consumer.results.query.entity.name)
+            }
+        }
+        inbox.post(.window(window))
+    }
+
     /// Writes a change the user already made on screen without hearing it back (see
     /// ``UserEdit``): the change that includes this write starts from the list as the
     /// user left it; everything else in it is reported as usual.
@@ -265,7 +313,8 @@ public final class LiveResults: Sendable, LiveQueryRequest {
             commitCount: commits,
             objects: objects,
             deletedObjects: change.removedRows.mapValues { Object(entity: entity, values: $0) },
-            resync: change.resync)
+            resync: change.resync,
+            counts: change.counts)
     }
 
     /// The changes of a ``LiveResults``, as an async sequence.

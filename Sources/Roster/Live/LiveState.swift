@@ -9,7 +9,10 @@ import RosterUpdates
 /// re-sorted in O(n + k log k) when that is cheaper),
 /// and the new snapshot is the old one with only the sections whose keys changed rebuilt.
 /// A change that also holds user edits, a new request or a re-fetch diffs whole
-/// snapshots, as ``ResultsController`` does in those cases.
+/// snapshots, as ``ResultsController`` does in those cases. With a window
+/// (``ResultsWindow``), `snapshot` is the window's rows, and every change is the window's:
+/// the steps are applied to the whole results, the window is placed again, and what it
+/// shows is diffed with what it showed.
 ///
 /// Not `Sendable`: it lives inside the consumer's lock.
 final class LiveState {
@@ -19,6 +22,10 @@ final class LiveState {
     /// What the last change started from: the snapshot before it, with the user's own
     /// edits applied (what its `from` paths refer to).
     private(set) var previousSnapshot: [ListSection<Value, Value>] = []
+    /// The window the consumer sees, and where it stands; nil: every row.
+    private(set) var window: WindowTracker?
+    /// The whole results' counts as the consumer last heard them, with a window.
+    private var countsSeen: ResultsCounts?
 
     init(query: BoundQuery, rows: [[Value]]) {
         engine = Self.makeEngine(query: query, rows: rows)
@@ -38,6 +45,9 @@ final class LiveState {
     ///
     /// - Returns: the change, or nil when the results did not change.
     func apply(_ steps: [ResultsStep]) -> QueryChange? {
+        if window != nil || steps.contains(where: { if case .window = $0 { true } else { false } }) {
+            return applyToWindow(steps)
+        }
         var touched: [Value: TouchedRow] = [:]
         var onlyCommits = true
         for step in steps {
@@ -51,7 +61,7 @@ final class LiveState {
                         touched[key] = row
                     }
                 }
-            case .replace, .userEdits:
+            case .replace, .userEdits, .window:
                 onlyCommits = false
             case .resync:
                 assertionFailure("a resync step must be replaced by a re-fetch before it is applied")
@@ -118,7 +128,7 @@ final class LiveState {
                 replaced = true
             case let .userEdits(stepEdits):
                 edits += stepEdits
-            case .resync:
+            case .resync, .window:
                 break
             }
         }
@@ -133,4 +143,74 @@ final class LiveState {
         if change != nil { previousSnapshot = start }
         return change
     }
+
+    /// Steps for a windowed consumer (or the step that sets or removes its window): the
+    /// steps are applied to the whole results, the window placed again, and the change is
+    /// the difference between what the window showed and what it shows, updates being the
+    /// rows whose values differ from the ones the consumer last saw. The counts travel with
+    /// the change when they changed (alone, with an empty group, when the window did not).
+    private func applyToWindow(_ steps: [ResultsStep]) -> QueryChange? {
+        let old = snapshot
+        var edits: [UserEdit] = []
+        var countsMayChange = false
+        // The rows the consumer last saw (nil: not in the results), of every key a step changes.
+        var seen: [Value: [Value]?] = [:]
+        func note(_ key: Value) {
+            if seen.index(forKey: key) == nil { seen[key] = .some(engine.row(forKey: key)) }
+        }
+        for step in steps {
+            switch step {
+            case let .touched(rows):
+                let changed = shown(rows).filter { $0.value.isChanged }
+                guard !changed.isEmpty else { continue }
+                for key in changed.keys { note(key) }
+                let applied: QueryChange?
+                if CommitPath.cheaper(touched: changed.count, results: engine.count) == .rowByRow {
+                    applied = engine.apply(touched: changed)
+                } else {
+                    (engine, applied) = engine.resorting(touched: changed)
+                }
+                if let applied, applied.changesCounts { countsMayChange = true }
+            case let .replace(query, rows):
+                for key in old.lazy.flatMap(\.items) { note(key) }
+                engine = Self.makeEngine(query: query, rows: rows)
+                countsMayChange = true
+            case let .userEdits(stepEdits):
+                edits += stepEdits
+            case let .window(newWindow):
+                window = newWindow.map(WindowTracker.init)
+                countsSeen = nil
+            case .resync:
+                break
+            }
+        }
+        var now = engine.snapshot
+        if var tracker = window {
+            tracker.shown = old
+            now = tracker.place(in: engine)
+            tracker.shown = now
+            window = tracker
+        }
+        snapshot = now
+        var (change, start) = QueryChange.diff(from: old, editedBy: edits, to: now, isUpdated: { key in
+            guard let before = seen[key] ?? nil, let after = self.engine.row(forKey: key) else { return false }
+            return before != Array(after.prefix(before.count))
+        }, removedRow: { seen[$0] ?? self.engine.row(forKey: $0) })
+        if window == nil {
+            countsSeen = nil
+        } else if countsSeen == nil {
+            // A new window: the consumer reads the counts when it likes.
+            countsSeen = ResultsCounts(total: engine.count, sections: engine.sectionInfos())
+        } else if countsMayChange {
+            let counts = ResultsCounts(total: engine.count, sections: engine.sectionInfos())
+            if counts != countsSeen {
+                countsSeen = counts
+                if change == nil { change = QueryChange() }
+                change?.counts = counts
+            }
+        }
+        if change != nil { previousSnapshot = start }
+        return change
+    }
+
 }

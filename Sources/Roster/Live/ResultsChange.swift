@@ -26,15 +26,24 @@ public struct ResultsChange: Sendable {
     /// Set when the change is a resync: the results were re-fetched because the commits
     /// could not be applied one by one (see ``ResyncReason``).
     public var resync: ResyncReason? = nil
+    /// For a windowed ``LiveResults``: the whole results' counts, when this change changed
+    /// them; nil otherwise. A change that changed only the counts (rows came or went
+    /// outside the window) has an empty `group`.
+    public var counts: ResultsCounts? = nil
 
     /// Plays the change to a delegate as callbacks, as a ``ResultsController`` would have
-    /// (``LiveResults/deliver(to:isolation:)`` does this for each change).
+    /// (``LiveResults/deliver(to:isolation:)`` does this for each change): the group, when
+    /// it is not empty, then ``ResultsControllerDelegate/controller(_:didChangeCounts:)``
+    /// when the counts changed.
     public func replay(to delegate: some ResultsControllerDelegate<LiveResults>, from results: LiveResults) {
-        delegate.receive(group, resync: resync, from: results, sectionCount: { section in
-            section.type == .delete
-                ? previousSnapshot.sections[section.index].items.count
-                : snapshot.sections[section.index].items.count
-        }, object: { _, change in change.type == .delete ? deletedObjects[change.item] : objects[change.item] })
+        if !group.isEmpty || resync != nil {
+            delegate.receive(group, resync: resync, from: results, sectionCount: { section in
+                section.type == .delete
+                    ? previousSnapshot.sections[section.index].items.count
+                    : snapshot.sections[section.index].items.count
+            }, object: { _, change in change.type == .delete ? deletedObjects[change.item] : objects[change.item] })
+        }
+        if let counts { delegate.controller(results, didChangeCounts: counts) }
     }
 }
 

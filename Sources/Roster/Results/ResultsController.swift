@@ -379,7 +379,7 @@ extension ResultsController: StoreObserver {
         engine = current
         guard resultsChange != nil || !edits.isEmpty else { return }
         let now = placeWindow(in: current, seen: seen) ?? []
-        let countsChanged = resultsChange.map { Self.changesCounts($0.group) } ?? false
+        let countsChanged = resultsChange?.changesCounts ?? false
         if edits.isEmpty && now == seen && !now.contains(where: { $0.items.contains { touched[$0]?.isChanged ?? false } }) {
             // The window's rows are the ones it showed, in place and unchanged.
             if countsChanged { reportCounts(of: current) }
@@ -390,15 +390,6 @@ extension ResultsController: StoreObserver {
             removedRow: { touched[$0]?.before ?? current.row(forKey: $0) ?? previous.knownRow(forKey: $0) })
         guard report(change, in: current, from: start, touched: touched, shown: now) else { return }
         if countsChanged { reportCounts(of: current) }
-    }
-
-    /// Whether a change of the whole results changes their counts: a section comes or
-    /// goes, an object comes or goes, or one moves to another section (without section
-    /// changes, section indexes before and after are the same sections).
-    private static func changesCounts(_ group: ChangeGroup<Value, Value>) -> Bool {
-        !group.sectionChanges.isEmpty || group.objectChanges.contains { object in
-            object.type == .insert || object.type == .delete || (object.type == .move && object.from?.section != object.to?.section)
-        }
     }
 
     /// A change that starts from the list as the user left it: apply, then diff whole

@@ -82,12 +82,3 @@ extension ResultsControllerDelegate {
         controllerDidChangeContent(controller)
     }
 }
-
-/// A section as a callback sees it: its name and how many objects it holds (before the
-/// change for a deleted section, after it for an inserted one).
-public struct SectionInfo: Sendable, Hashable {
-    /// The section attribute's value shared by the section's objects; null without sections.
-    public let name: Value
-    /// The number of objects in the section.
-    public let numberOfObjects: Int
-}

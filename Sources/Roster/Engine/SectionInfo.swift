@@ -1,0 +1,9 @@
+/// A section as a callback sees it: its name and how many objects it holds (before the
+/// change for a deleted section, after it for an inserted one); in ``ResultsCounts``, how
+/// many the whole results hold.
+public struct SectionInfo: Sendable, Hashable {
+    /// The section attribute's value shared by the section's objects; null without sections.
+    public let name: Value
+    /// The number of objects in the section.
+    public let numberOfObjects: Int
+}
