@@ -44,7 +44,7 @@ struct Sync: AsyncParsableCommand {
     @Option(help: "With --simulate-ui: milliseconds the sync waits between transactions (as if on the network).")
     var writeIntervalMilliseconds = 2
 
-    @Flag(help: "Show an 8-row viewport of the list in the terminal as rows arrive, leave and move.")
+    @Flag(help: "Show an 8-row viewport, scrolled into the middle of the list, as rows arrive, leave and move; it keeps the reader's place when posts arrive above.")
     var tui = false
 
     func run() async throws {
@@ -78,7 +78,7 @@ struct SyncPrinter {
         let timer = Timer()
         posts.delegate = timer
         try posts.performFetch()
-        let viewport = Viewport(rows: 8)
+        var viewport = Viewport(rows: 8)
         for (file, feed) in feeds {
             let before = posts.snapshot
             let existing = Set(try posts.fetchedObjects.compactMap { $0.key.stringValue })

@@ -26,6 +26,10 @@ struct ExampleProgramTests {
         #expect(run.status == 0, "\(run.error)")
         #expect(!run.output.contains("\u{1B}"), "escape codes written into a pipe")
         #expect(run.output.contains("+ "), "the inserted rows are still marked")
+        // newsroom-2 brings 50 posts above the rows on screen: the reader's place is kept.
+        #expect(run.output.contains("scrolled to row 251"))
+        #expect(run.output.contains("stays on top, now row 302"))
+        #expect(run.output.contains("on screen: 8 of 8 posts as before"))
     }
 
     @Test func feedReaderCoalescesUnderASlowList() throws {

@@ -190,3 +190,49 @@ struct LiveResultsWindowTests {
         #expect(try posts.takeChange() == nil)
     }
 }
+
+@Suite("Scroll positions")
+struct ScrollPositionTests {
+    @Test func aRowKeepsItsPlaceWhenRowsArriveAboveAndItsNeighbourTakesItWhenItLeaves() throws {
+        let store = try postStore()
+        try store.write {
+            for rank in 1...10 { try store.insert("Post", ["id": .string("p\(rank)"), "day": "d1", "rank": .integer(Int64(rank * 10))]) }
+        }
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        try controller.performFetch()
+        let visible: [Value] = ["p4", "p5", "p6"]
+        try store.write {
+            try store.insert("Post", ["id": "a", "day": "d1", "rank": 1])
+            try store.insert("Post", ["id": "b", "day": "d1", "rank": 2])
+        }
+        #expect(controller.scrollPosition(keeping: "p4", visibleBefore: visible) == ScrollPosition(key: "p4", indexPath: IndexPath(item: 5, section: 0), isSameRow: true))
+        #expect(controller.rank(of: "p4") == 5)
+        try store.write {
+            try store.delete("Post", key: "p4")
+            try store.delete("Post", key: "p5")
+        }
+        // Below first: p6.
+        #expect(controller.scrollPosition(keeping: "p4", visibleBefore: visible) == ScrollPosition(key: "p6", indexPath: IndexPath(item: 5, section: 0), isSameRow: false))
+        try store.delete("Post", key: "p6")
+        // None below stayed: nothing in `visible` is left.
+        #expect(controller.scrollPosition(keeping: "p4", visibleBefore: visible) == nil)
+        #expect(controller.scrollPosition(keeping: "p4", visibleBefore: ["p3"] + visible)?.key == "p3")
+    }
+
+    @Test func aLiveResultsChangeSaysWhereAVisibleRowWent() throws {
+        let queue = try StoreQueue.temporary()
+        try queue.read { store in try store.define(postEntity()) }
+        try queue.write { store in
+            for rank in 1...5 { try store.insert("Post", ["id": .string("p\(rank)"), "day": "d1", "rank": .integer(Int64(rank * 10))]) }
+        }
+        let posts = try LiveResults(queue: queue, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        try queue.write { store in
+            try store.insert("Post", ["id": "a", "day": "d1", "rank": 1])
+            try store.delete("Post", key: "p3")
+        }
+        let change = try #require(try posts.takeChange())
+        #expect(change.scrollPosition(keeping: "p2") == ScrollPosition(key: "p2", indexPath: IndexPath(item: 2, section: 0), isSameRow: true))
+        #expect(change.scrollPosition(keeping: "p3") == ScrollPosition(key: "p4", indexPath: IndexPath(item: 3, section: 0), isSameRow: false))
+        #expect(change.scrollPosition(keeping: "zz") == nil)
+    }
+}

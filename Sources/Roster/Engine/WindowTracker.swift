@@ -54,18 +54,11 @@ struct WindowTracker: Sendable {
         return engine.sections(inRanks: ranks)
     }
 
-    /// The anchor row and its rank: `key`'s, or its nearest neighbour's that stayed.
+    /// The anchor row and its rank: `key`'s, or its nearest neighbour's that stayed
+    /// (``ScrollPosition``'s rule), else the row now at the anchor's old rank.
     private func anchorRow(_ key: Value, in engine: any ResultsEngine) -> (Value, Int)? {
-        if let rank = engine.rank(ofKey: key) { return (key, rank) }
         let keys = shown.flatMap(\.items)
-        if let position = keys.firstIndex(of: key) {
-            for neighbour in keys[(position + 1)...] {
-                if let rank = engine.rank(ofKey: neighbour) { return (neighbour, rank) }
-            }
-            for neighbour in keys[..<position].reversed() {
-                if let rank = engine.rank(ofKey: neighbour) { return (neighbour, rank) }
-            }
-        }
+        if let found = ScrollPosition.nearest(to: key, among: keys, locate: { engine.rank(ofKey: $0) }) { return found }
         guard engine.count > 0 else { return nil }
         let rank = min(ranks.lowerBound + (keys.firstIndex(of: key) ?? 0), engine.count - 1)
         return (engine.key(atRank: rank), rank)

@@ -31,6 +31,19 @@ public struct ResultsChange: Sendable {
     /// outside the window) has an empty `group`.
     public var counts: ResultsCounts? = nil
 
+    /// Where to keep the user's place across this change (``ScrollPosition``): the row
+    /// with `key` where it is in ``snapshot``, or, when it left, the nearest row of
+    /// ``previousSnapshot`` that stayed (the first after it, else the nearest before it);
+    /// nil when none stayed. O(rows in the snapshots).
+    public func scrollPosition(keeping key: Value) -> ScrollPosition? {
+        var paths: [Value: IndexPath] = [:]
+        for (section, rows) in snapshot.sections.enumerated() {
+            for (item, row) in rows.items.enumerated() { paths[row] = IndexPath(item: item, section: section) }
+        }
+        return ScrollPosition.nearest(to: key, among: previousSnapshot.itemIdentifiers, locate: { paths[$0] })
+            .map { ScrollPosition(key: $0.key, indexPath: $0.position, isSameRow: $0.key == key) }
+    }
+
     /// Plays the change to a delegate as callbacks, as a ``ResultsController`` would have
     /// (``LiveResults/deliver(to:isolation:)`` does this for each change): the group, when
     /// it is not empty, then ``ResultsControllerDelegate/controller(_:didChangeCounts:)``

@@ -102,4 +102,25 @@ extension ResultsController {
         guard let engine else { return [] }
         return shownSnapshot(of: engine)
     }
+
+    /// The rank of the object with this key in the whole results (counted from 0 over all
+    /// sections, whatever the window shows), or nil when it is not in them: what an offset
+    /// window moves to in order to keep a row on screen. O(log n).
+    public func rank(of key: Value) -> Int? {
+        engine?.rank(ofKey: key)
+    }
+
+    /// Where to keep the user's place after a change (``ScrollPosition``): the row with
+    /// `key` where it is now, or, when it left, the nearest row of `visibleBefore` that
+    /// stayed (the first after it, else the nearest before it); nil when none stayed.
+    ///
+    /// - Parameters:
+    ///   - key: the row whose place to keep, typically the first one on screen.
+    ///   - visibleBefore: the keys the list showed before the change, in order (its
+    ///     visible rows, or ``snapshot``'s items as they were), `key` among them.
+    /// - Complexity: O(log n) per row tried; with a window, O(the window) per row.
+    public func scrollPosition(keeping key: Value, visibleBefore: [Value]) -> ScrollPosition? {
+        ScrollPosition.nearest(to: key, among: visibleBefore, locate: indexPath(for:))
+            .map { ScrollPosition(key: $0.key, indexPath: $0.position, isSameRow: $0.key == key) }
+    }
 }
