@@ -34,8 +34,12 @@ extension ScriptRunner {
                 let query = try liveQuery(command)
                 let entity = try store.entity(named: query.controller.request.entityName)
                 try query.controller.setWindow(ScriptWindow.window(command.value("window"), of: entity))
+            case "token":
+                let query = try liveQuery(command)
+                tokens[try command.string("name")] = (try query.controller.resumeToken(), query.controller.request)
+            case "resume": try resumeQuery(command)
             default:
-                throw ScriptError(unknownOp: "unknown op '\(command.op)': expected entity, query, insert, update, delete, sql, external, begin, commit, rollback, sort, filter or window")
+                throw ScriptError(unknownOp: "unknown op '\(command.op)': expected entity, query, insert, update, delete, sql, external, begin, commit, rollback, sort, filter, window, token or resume")
             }
         } catch let error as ScriptError {
             throw error.namesItsOp || error.message.hasPrefix("\(command.op): ") ? error : command.error(error.message)
@@ -80,6 +84,24 @@ extension ScriptRunner {
         try controller.performFetch()
         queries.append((name, controller, recorder))
         recorder.recordSnapshot(of: controller)
+        if controller.window != nil { recorder.controller(controller, didChangeCounts: controller.counts) }
+    }
+
+    /// `resume`: a new live query from a saved token, reporting what changed since.
+    private func resumeQuery(_ command: ScriptCommand) throws {
+        let name = try command.string("name")
+        guard !queries.contains(where: { $0.name == name }) else {
+            throw ScriptError("a query named '\(name)' already exists")
+        }
+        let tokenName = try command.string("token")
+        guard let saved = tokens[tokenName] else { throw ScriptError("no token named '\(tokenName)'") }
+        let controller = try ResultsController(store: store, request: saved.request)
+        let recorder = TraceRecorder(queryName: name, adapter: adapter)
+        controller.delegate = recorder
+        try controller.performFetch(resumingFrom: saved.token)
+        queries.append((name, controller, recorder))
+        // A group ends with the snapshot; without one, the snapshot alone.
+        if controller.lastChange == nil { recorder.recordSnapshot(of: controller) }
         if controller.window != nil { recorder.controller(controller, didChangeCounts: controller.counts) }
     }
 

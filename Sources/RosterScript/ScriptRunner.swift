@@ -17,6 +17,8 @@ package final class ScriptRunner {
     let adapter: BatchAdapter
     var queries: [(name: String, controller: ResultsController, recorder: TraceRecorder)] = []
     private var external: ExternalConnection?
+    /// Resume tokens saved by `token` lines, by name, with the request they were saved for.
+    var tokens: [String: (token: ResumeToken, request: FetchRequest)] = [:]
 
     /// Creates a runner.
     ///

@@ -21,7 +21,7 @@ struct ScriptFormatDocTests {
     /// to the runner, so a new op fails the tests until it is listed here and documented.
     static let ops = [
         "entity", "query", "insert", "update", "delete", "sql", "external",
-        "begin", "commit", "rollback", "sort", "filter", "window",
+        "begin", "commit", "rollback", "sort", "filter", "window", "token", "resume",
     ]
 
     /// The page's text.

@@ -8,6 +8,9 @@ import RosterTestSupport
 /// sort values and still tell a real change from a value written back.
 @Suite("Change log and before-images")
 struct ChangeLogTests {
+    /// The rows the pruning tests keep: by count alone, so that they prune at once.
+    static let retained = 10_000
+
     typealias Watched = WatchedPosts
 
     func count(_ table: String, in store: Store) throws -> Int64 {
@@ -283,7 +286,8 @@ struct ChangeLogTests {
     @Test func pruningDropsBeforeImagesWithTheirLogEntries() throws {
         let watched = try Watched()
         let store = watched.store
-        let total = Int(ChangeTracker.retainedEntries) * 2 + 2_000
+        store.changeLogRetention = ChangeLogRetention(minimumAge: .zero, minimumEntries: Self.retained)
+        let total = Self.retained * 2 + 2_000
         // Through another connection, so that the triggers log row by row.
         let other = try Connection(path: store.path)
         defer { other.close() }
@@ -294,8 +298,8 @@ struct ChangeLogTests {
         _ = try store.pollExternalChanges()
         try other.execute("UPDATE Post SET title = 'all' WHERE id LIKE 'n%'")
         _ = try store.pollExternalChanges()
-        #expect(try count("_roster_changes", in: store) <= ChangeTracker.retainedEntries)
-        #expect(try count("_roster_before_Post", in: store) <= ChangeTracker.retainedEntries)
+        #expect(try count("_roster_changes", in: store) <= Int64(Self.retained))
+        #expect(try count("_roster_before_Post", in: store) <= Int64(Self.retained))
         #expect(try count("_roster_before_Post", in: store) > 0)
         // Still tracking: the next write is reported.
         _ = watched.recorder.takeGroups()
@@ -306,7 +310,8 @@ struct ChangeLogTests {
     @Test func pruningCountsTheRowsOfBatchesNotTheirEntries() throws {
         let watched = try Watched()
         let store = watched.store
-        let total = Int(ChangeTracker.retainedEntries) * 2 + 2_000
+        store.changeLogRetention = ChangeLogRetention(minimumAge: .zero, minimumEntries: Self.retained)
+        let total = Self.retained * 2 + 2_000
         try store.write {
             for index in 0..<total { try store.insert("Post", ["id": .string("n\(index)"), "rank": .integer(Int64(10 + index))]) }
         }

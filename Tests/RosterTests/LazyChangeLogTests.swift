@@ -9,6 +9,9 @@ import RosterTestSupport
 /// across that moment, whoever writes.
 @Suite("Change logs created on first observation")
 struct LazyChangeLogTests {
+    /// The rows the pruning tests keep: by count alone, so that they prune at once.
+    static let retained = 10_000
+
     /// How many of the store's schema objects (triggers, before-image table) the entity has.
     func changeLogObjectCount(of entity: String, in store: Store) throws -> Int64 {
         let statement = try store.writer.prepare("""
@@ -246,7 +249,8 @@ struct LazyChangeLogTests {
         try store.define(Entity("Tag", key: "n", attributes: [Attribute("n", .integer)]))
         let controller = try ResultsController(store: store, request: FetchRequest(entity: "Post"))
         try controller.performFetch()
-        let total = Int(ChangeTracker.retainedEntries) * 2 + 2_000
+        store.changeLogRetention = ChangeLogRetention(minimumAge: .zero, minimumEntries: Self.retained)
+        let total = Self.retained * 2 + 2_000
         try store.write {
             for index in 0..<total { try store.insert("Post", ["id": .string("n\(index)"), "rank": .integer(Int64(index))]) }
         }
@@ -255,7 +259,7 @@ struct LazyChangeLogTests {
         defer { entries.reset() }
         _ = try entries.step()
         guard case let .integer(count) = entries.column(0) else { Issue.record("no count"); return }
-        #expect(count <= ChangeTracker.retainedEntries)
+        #expect(count <= Int64(Self.retained))
         try store.insert("Post", ["id": "last"])
         #expect(controller.numberOfObjects == total + 1)
     }

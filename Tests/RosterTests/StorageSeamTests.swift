@@ -54,6 +54,13 @@ private final class ForwardingBackend: StorageBackend {
         return try base.collectChanges(of: entities)
     }
     func changesAtCursor() -> CommittedChanges { base.changesAtCursor() }
+    var changeLogPosition: Int64 { base.changeLogPosition }
+    var changeLogRetention: ChangeLogRetention {
+        get { base.changeLogRetention }
+        set { base.changeLogRetention = newValue }
+    }
+    func changes(of entity: Entity, since position: Int64) throws(StoreError) -> CommittedChanges { try base.changes(of: entity, since: position) }
+    func storeIdentifier() throws(StoreError) -> String { try base.storeIdentifier() }
     func noteCommittedState() { base.noteCommittedState() }
     func pruneChanges(of entities: [Entity]) { base.pruneChanges(of: entities) }
     func isTracking(_ entityName: String) -> Bool { base.isTracking(entityName) }

@@ -39,6 +39,8 @@ public final class ResultsController: LiveQueryRequest {
     var windowTracker: WindowTracker?
     /// The whole results' counts as the delegate last heard them, for a windowed controller.
     private var countsSeen: ResultsCounts?
+    /// The change-log position of the results the delegate last saw (``resumeToken()``).
+    private var resultsPosition: Int64 = 0
 
     /// The results; nil until ``performFetch()`` loads them.
     var engine: (any ResultsEngine)?
@@ -121,7 +123,9 @@ public final class ResultsController: LiveQueryRequest {
         defer { isFetching = false }
         // Bound again: the entity may have gained attributes since the controller was made.
         let query = try store.bind(request)
-        let fetched = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in try fetchEngine(query: query) }
+        let (fetched, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+            (try fetchEngine(query: query), store.storage.changeLogPosition)
+        }
         if var tracker = windowTracker {
             try WindowTracker.check(tracker.window, in: fetched, entity: query.entity.name)
             tracker.shown = tracker.place(in: fetched)
@@ -131,6 +135,63 @@ public final class ResultsController: LiveQueryRequest {
         if engine == nil { store.addObserver(self) }
         self.query = query
         engine = fetched
+        resultsPosition = position
+    }
+
+    /// A durable token of what the delegate last saw: the results' change-log position,
+    /// the request, the window and the keys it shows (``ResumeToken``). Give it to
+    /// ``performFetch(resumingFrom:)`` on the next launch, or in another process.
+    ///
+    /// - Throws: ``StoreError`` before ``performFetch()``, or when the store cannot say
+    ///   its identifier (a file opened read-only that no writer ever opened).
+    public func resumeToken() throws(StoreError) -> ResumeToken {
+        guard let engine else { throw .invalidResumeToken("a live query saves a resume token once performFetch() has loaded its results") }
+        return ResumeToken(store: try store.storage.storeIdentifier(), request: ResumeToken.fingerprint(of: request), position: resultsPosition,
+                           window: window, sections: pendingResync?.seen ?? shownSnapshot(of: engine))
+    }
+
+    /// Loads the results as ``performFetch()`` does, takes the token's window, and tells
+    /// the delegate what changed since the token was saved — by this process or any other
+    /// — as one change group from the rows the token saved to the rows shown now: rows
+    /// that entered or left the window, moved, or changed values. When the change log no
+    /// longer reaches back to the token, the group is a resync (``ResyncReason/logPruned``):
+    /// every row that stays is reported updated, and a deleted row's values other than its
+    /// key are null (the log no longer holds them).
+    ///
+    /// - Throws: ``StoreError/Code/invalidResumeToken`` for a token saved by another store
+    ///   or for another request, ``StoreError`` when the fetch fails; nothing changes then.
+    public func performFetch(resumingFrom token: ResumeToken) throws(StoreError) {
+        guard token.request == ResumeToken.fingerprint(of: request) else {
+            throw .invalidResumeToken("the resume token was saved for another request (\(token.request)); this live query's is \(ResumeToken.fingerprint(of: request))")
+        }
+        let identifier = try store.storage.storeIdentifier()
+        guard token.store == identifier else {
+            throw .invalidResumeToken("the resume token was saved by another store (\(token.store)); this one is \(identifier)")
+        }
+        isFetching = true
+        defer { isFetching = false }
+        let query = try store.bind(request)
+        let (fetched, changes, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+            (try fetchEngine(query: query), try store.storage.changes(of: query.entity, since: token.position), store.storage.changeLogPosition)
+        }
+        if engine == nil { store.addObserver(self) }
+        self.query = query
+        engine = fetched
+        resultsPosition = position
+        pendingResync = nil
+        windowTracker = token.window.map(WindowTracker.init)
+        let now = placeWindow(in: fetched, seen: token.sections) ?? fetched.snapshot
+        countsSeen = windowTracker == nil ? nil : Self.counts(of: fetched)
+        let touched = changes.rows(of: query.entity)
+        let resync = changes.resync
+        let keyIndex = query.entity.keyIndex
+        let attributeCount = query.entity.attributes.count
+        let (change, start) = QueryChange.diff(
+            from: token.sections, to: now, resync: resync, isUpdated: { resync != nil || (touched[$0]?.isChanged ?? false) },
+            removedRow: { key in
+                touched[key]?.before ?? fetched.row(forKey: key) ?? (0..<attributeCount).map { $0 == keyIndex ? key : .null }
+            })
+        report(change, in: fetched, from: start, touched: touched, shown: windowTracker == nil ? nil : now)
     }
 
     /// Shows a window over the results instead of all of them, moves or resizes it, or
@@ -277,7 +338,14 @@ extension ResultsController: StoreObserver {
     /// It runs inside the store's delivery, whose read transaction sees exactly the state
     /// the changes lead to: a re-fetch here reads that state and nothing newer.
     func storeDidCommit(_ changes: CommittedChanges) {
-        guard let engine, !isFetching else { return }
+        guard engine != nil, !isFetching else { return }
+        apply(changes)
+        // The results are at the delivery's position unless it failed (they stay behind it).
+        if pendingResync == nil { resultsPosition = changes.through }
+    }
+
+    private func apply(_ changes: CommittedChanges) {
+        guard let engine else { return }
         if let reason = pendingResync?.reason ?? changes.resync {
             resync(engine, because: reason)
             return

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads the change log that the entity triggers and the store's own connection fill (see
 /// ``SchemaCatalog``).
 ///
@@ -23,10 +25,16 @@ final class ChangeTracker {
     private let maxStatement: Statement
     private let prunedStatement: Statement
 
-    /// How many logged rows to keep behind the newest when pruning, so that other
-    /// processes reading the same file have time to read them. A trigger's entry is one
-    /// row; a batch holds one per write of its transaction.
-    static let retainedEntries: Int64 = 10_000
+    /// How long to keep logged rows behind the newest when pruning, so that other
+    /// processes reading the same file, and resume tokens, can still read them. A
+    /// trigger's entry is one row; a batch holds one per write of its transaction.
+    var retention = ChangeLogRetention.default
+    private var retainedEntries: Int64 { Int64(retention.minimumEntries) }
+    /// When this process read the log up to an entry, newest last, one a minute at most:
+    /// written to `_roster_log_marks` when pruning, which then knows each entry's age.
+    private var pendingMarks: [(seq: Int64, at: Int64)] = []
+    /// After pruning was held back by age: the unpruned rows to wait for before trying again.
+    private var nextAttemptAtRows: Int64 = 0
     /// The rows each delivery read since the last prune, oldest first, with the last log
     /// entry it read: pruning keeps the newest deliveries that hold ``retainedEntries`` rows.
     private var unprunedDeliveries: [(through: Int64, rows: Int64)] = []
@@ -87,6 +95,29 @@ final class ChangeTracker {
         }
         cursor = newest
         noteDelivery(through: newest, rows: rows)
+        noteMark(through: newest)
+        return changes
+    }
+
+    /// What committed writes did to `entity`'s rows after log entry `position` through the
+    /// newest: each touched key's row at `position` and now, in the caller's read
+    /// transaction. The cursor stays where it is. A `resync` when the log no longer reaches
+    /// back to `position` (pruned past it), or `position` is past its newest entry (the
+    /// log is not the one `position` was read from).
+    func changes(of entity: Entity, since position: Int64) throws(DatabaseError) -> CommittedChanges {
+        let newest = try newestEntry()
+        var changes = CommittedChanges(through: newest)
+        let prunedThrough = try Self.integer(from: prunedStatement)
+        guard prunedThrough <= position, position <= newest else {
+            changes.resync = .logPruned
+            return changes
+        }
+        guard position < newest else { return changes }
+        let batches = try readBatches(of: entity, after: position, through: newest)
+        let touched = try touchedRows(of: entity, after: position, through: newest, batches: batches,
+                                      readingTriggerEntries: batches.entries < Self.span(from: position, to: newest))
+        changes.rowsByEntity[entity.name] = touched.rows
+        changes.resync = touched.resync
         return changes
     }
 
@@ -283,9 +314,34 @@ final class ChangeTracker {
     /// Before-images go with their entries, from the tables of before-images that exist:
     /// an entity that no live query has ever watched has none.
     func pruneIfNeeded(using writer: Connection, entities: some Sequence<Entity>) throws(DatabaseError) {
-        guard let limit = pruningLimit() else { return }
+        guard let countLimit = pruningLimit() else { return }
         try writer.execute("BEGIN IMMEDIATE")
         do {
+            // Marks first: they say how old the entries are, for this prune and later ones.
+            let now = Self.now()
+            let insertMark = try writer.prepare("INSERT OR REPLACE INTO _roster_log_marks(seq, at) VALUES (?, ?)")
+            for mark in pendingMarks {
+                try insertMark.bind([.integer(mark.seq), .integer(mark.at)])
+                try insertMark.step()
+                insertMark.reset()
+            }
+            pendingMarks.removeAll()
+            // The newest entry already logged `minimumAge` ago: entries up to it are old enough.
+            var ageLimit = Int64.max
+            let ageSeconds = retention.minimumAge.components.seconds
+            if ageSeconds > 0 {
+                let oldEnough = try writer.prepare("SELECT coalesce(max(seq), 0) FROM _roster_log_marks WHERE at <= ?")
+                try oldEnough.bind([.integer(Self.sum(now, -ageSeconds))])
+                ageLimit = 0
+                if try oldEnough.step(), case let .integer(seq) = oldEnough.column(0) { ageLimit = seq }
+            }
+            let limit = min(countLimit, ageLimit)
+            guard limit > knownPrunedThrough else {
+                // Held back by age: try again after another `minimumEntries` rows.
+                try writer.execute("COMMIT")
+                nextAttemptAtRows = Self.sum(unprunedDeliveries.reduce(0) { Self.sum($0, $1.rows) }, retainedEntries)
+                return
+            }
             var tables = [(SchemaCatalog.changesTable, "seq")]
             for entity in entities {
                 guard try SchemaCatalog.hasTable(named: "_roster_before_\(entity.name)", on: writer) else { continue }
@@ -299,13 +355,35 @@ final class ChangeTracker {
             let mark = try writer.prepare("UPDATE _roster_meta SET value = max(value, ?) WHERE name = 'pruned_through'")
             try mark.bind([.integer(limit)])
             try mark.step()
+            // Marks older than the newest one at or before the cut say nothing more.
+            let dropMarks = try writer.prepare("DELETE FROM _roster_log_marks WHERE seq < (SELECT max(seq) FROM _roster_log_marks WHERE seq <= ?)")
+            try dropMarks.bind([.integer(limit)])
+            try dropMarks.step()
             try writer.execute("COMMIT")
             knownPrunedThrough = limit
+            nextAttemptAtRows = 0
             unprunedDeliveries.removeAll { $0.through <= limit }
         } catch {
             try? writer.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// Notes, once a minute at most, that the log reached `last` now.
+    private func noteMark(through last: Int64) {
+        let now = Self.now()
+        if let previous = pendingMarks.last, now - previous.at < 60 {
+            pendingMarks[pendingMarks.count - 1].seq = last
+            return
+        }
+        pendingMarks.append((last, now))
+        // A store that never prunes (read-only) keeps the newest day of them.
+        if pendingMarks.count > 1_440 { pendingMarks.removeFirst(pendingMarks.count - 1_440) }
+    }
+
+    /// Seconds since 1970, as the marks of every process on the file count them.
+    private static func now() -> Int64 {
+        Int64(Date().timeIntervalSince1970)
     }
 
     /// Remembers a delivery for pruning. A store that never prunes (read-only) would keep
@@ -327,12 +405,13 @@ final class ChangeTracker {
     /// deliveries that hold that many rows (a batch entry holds a whole transaction's).
     private func pruningLimit() -> Int64? {
         let rows = unprunedDeliveries.reduce(0) { Self.sum($0, $1.rows) }
-        guard rows > 2 * Self.retainedEntries || Self.span(from: knownPrunedThrough, to: cursor) > 2 * Self.retainedEntries else { return nil }
-        var limit = Self.sum(cursor, -Self.retainedEntries)
+        guard rows >= nextAttemptAtRows else { return nil }
+        guard rows > 2 * retainedEntries || Self.span(from: knownPrunedThrough, to: cursor) > 2 * retainedEntries else { return nil }
+        var limit = Self.sum(cursor, -retainedEntries)
         var kept: Int64 = 0
         for index in unprunedDeliveries.indices.reversed() {
             kept = Self.sum(kept, unprunedDeliveries[index].rows)
-            guard kept >= Self.retainedEntries else { continue }
+            guard kept >= retainedEntries else { continue }
             if index > 0 { limit = max(limit, unprunedDeliveries[index - 1].through) }
             break
         }

@@ -23,6 +23,24 @@ extension SQLiteStorage {
         do { return try tracker.collect(entities: entities) } catch { throw .database(error) }
     }
 
+    var changeLogPosition: Int64 { tracker.cursor }
+
+    func changes(of entity: Entity, since position: Int64) throws(StoreError) -> CommittedChanges {
+        do { return try tracker.changes(of: entity, since: position) } catch { throw .database(error) }
+    }
+
+    func storeIdentifier() throws(StoreError) -> String {
+        do throws(DatabaseError) {
+            let statement = try reader.prepare("SELECT value FROM _roster_meta WHERE name = 'store_id'")
+            guard try statement.step(), case let .string(identifier) = statement.column(0), !identifier.isEmpty else {
+                throw DatabaseError(code: .error, message: "the file holds no store identifier (_roster_meta.store_id); open it once for writing to give it one")
+            }
+            return identifier
+        } catch {
+            throw .database(error)
+        }
+    }
+
     func changesAtCursor() -> CommittedChanges {
         CommittedChanges(through: tracker.cursor)
     }
@@ -30,6 +48,11 @@ extension SQLiteStorage {
     func noteCommittedState() {
         // If it cannot be read, the next poll merely looks at the log for nothing.
         try? tracker.noteDataVersion()
+    }
+
+    var changeLogRetention: ChangeLogRetention {
+        get { tracker.retention }
+        set { tracker.retention = newValue }
     }
 
     func pruneChanges(of entities: [Entity]) {

@@ -63,6 +63,8 @@ enum SchemaCatalog {
                 CREATE TABLE IF NOT EXISTS _roster_changes(seq INTEGER PRIMARY KEY AUTOINCREMENT, entity TEXT NOT NULL, key, batch BLOB);
                 CREATE TABLE IF NOT EXISTS _roster_meta(name TEXT NOT NULL PRIMARY KEY, value);
                 INSERT OR IGNORE INTO _roster_meta(name, value) VALUES ('pruned_through', 0);
+                INSERT OR IGNORE INTO _roster_meta(name, value) VALUES ('store_id', lower(hex(randomblob(16))));
+                CREATE TABLE IF NOT EXISTS _roster_log_marks(seq INTEGER PRIMARY KEY, at INTEGER NOT NULL);
                 """)
             if try formatToUpgrade(on: connection) == nil { return }
             // Decided again under the write lock: another process opening the file at the

@@ -86,14 +86,28 @@ protocol StorageBackend: AnyObject {
     /// The changes past the cursor for these entities, and moves the cursor past them; nil
     /// when nothing was committed since. Called in the read transaction.
     func collectChanges(of entities: [Entity]) throws(StoreError) -> CommittedChanges?
+    /// The last change-log entry read: the committed state live queries show. A position
+    /// to ask ``changes(of:since:)`` about later, in this process or another.
+    var changeLogPosition: Int64 { get }
+    /// What committed writes did to the entity's rows after `position` through the
+    /// newest entry, with each touched key's row at `position` and now, without moving
+    /// the cursor; `resync` set when the log no longer reaches back to `position`. Called
+    /// in the read transaction.
+    func changes(of entity: Entity, since position: Int64) throws(StoreError) -> CommittedChanges
+    /// The database's own identifier, the same for every store on it, in every process:
+    /// what a resume token is checked against.
+    func storeIdentifier() throws(StoreError) -> String
     /// No changes, at the cursor: what a delivery hands its observers when they must hear
     /// something (a retry, a schema check) but nothing was committed.
     func changesAtCursor() -> CommittedChanges
     /// Notes the committed state the read transaction sees, so that
     /// ``hasChangedSinceLastCheck()`` reports only commits made after it.
     func noteCommittedState()
+    /// How long change records stay before ``pruneChanges(of:)`` may drop them.
+    var changeLogRetention: ChangeLogRetention { get set }
     /// Housekeeping after a delivery outside a transaction: drops change records every
-    /// reader has had time to read. A failure leaves more records, nothing worse.
+    /// reader has had time to read (``changeLogRetention``). A failure leaves more
+    /// records, nothing worse.
     func pruneChanges(of entities: [Entity])
 
     // MARK: Tracking entities

@@ -64,6 +64,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A window over a live query's results that cannot be placed: a negative count,
         /// or an anchor that is not in the results (``ResultsWindow``).
         public static let invalidWindow = Code("invalidWindow")
+        /// A resume token that is damaged, or was saved by another store or for another
+        /// request (``ResumeToken``).
+        public static let invalidResumeToken = Code("invalidResumeToken")
 
         /// Whether `error` is a ``StoreError`` with this code: lets a `catch` clause name a
         /// code (`catch StoreError.Code.duplicateKey`).
@@ -172,6 +175,11 @@ extension StoreError {
     /// A window that cannot be placed over a live query's results.
     public static func invalidWindow(_ message: String, key: Value? = nil) -> StoreError {
         StoreError(.invalidWindow, message, key: key)
+    }
+
+    /// A resume token that cannot be used here, with the reason.
+    public static func invalidResumeToken(_ message: String) -> StoreError {
+        StoreError(.invalidResumeToken, message)
     }
 
     /// SQLite refused the operation.

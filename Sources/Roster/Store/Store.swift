@@ -114,6 +114,14 @@ public final class Store {
         }
     }
 
+    /// How long the change log keeps what it recorded before this store prunes it:
+    /// ``ChangeLogRetention/default`` (7 days or 100,000 rows, whichever keeps more)
+    /// unless set.
+    public var changeLogRetention: ChangeLogRetention {
+        get { storage.changeLogRetention }
+        set { storage.changeLogRetention = newValue }
+    }
+
     /// Whether the store was opened read-only (see ``init(path:readOnly:)``).
     public var isReadOnly: Bool { storage.isReadOnly }
 

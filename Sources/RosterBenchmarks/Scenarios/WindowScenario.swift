@@ -9,6 +9,8 @@ import Roster
 ///   built, the window's counts event included), next to the same commits to a live query
 ///   over the whole results, measured the same way in the same run;
 /// - moving the window by one screen (100 rows) down and back: `setWindow` → returned;
+/// - resuming from a token after another connection changed 1,000 rows:
+///   `performFetch(resumingFrom:)` → returned (the change group included);
 /// - after every commit the window must equal the re-fetched slice (`mismatches`).
 enum WindowScenario {
     static let length = 100
@@ -88,9 +90,34 @@ enum WindowScenario {
             }
         }
 
+        reporter.progress("window N=\(size): resuming after 1,000 changes by another connection")
+        var resumes = Durations()
+        var resumeBaseline = Durations()
+        for round in 0..<3 {
+            let token = try controller.resumeToken()
+            let other = try RawDatabase(path: fixture.store.path)
+            try other.execute("BEGIN")
+            for index in 0..<1_000 {
+                try other.execute("UPDATE Post SET title = 'resumed \(round)-\(index)' WHERE id = '\(PostFixture.key(1 + (index * 997 + round * 13) % size))'")
+            }
+            try other.execute("COMMIT")
+            let resumed = try ResultsController(store: fixture.store, request: PostFixture.request)
+            let start = MonotonicClock.now()
+            try resumed.performFetch(resumingFrom: token)
+            resumes.append(MonotonicClock.elapsed(from: start, to: MonotonicClock.now()))
+            if case let .offset(start, _)? = controller.window { refetch.offset = start }
+            let refresh = try refetch.refresh()
+            resumeBaseline.append(refresh.nanoseconds)
+            if Self.keys(resumed.snapshot) != refresh.snapshot {
+                reporter.mismatch(.window, size: size, "resume #\(round): the window differs from the re-fetched one")
+            }
+            try fixture.store.pollExternalChanges()
+        }
+
         for (name, label, roster, base) in [("whole_results", "one-row, whole results", whole, Durations()),
                                             ("window_commit", "one-row, window", windowed, baseline),
-                                            ("window_move", "move one screen", moves, moveBaseline)] {
+                                            ("window_move", "move one screen", moves, moveBaseline),
+                                            ("resume", "resume, 1,000 changes", resumes, resumeBaseline)] {
             reporter.print(table.line([String(size), label, Format.summary(roster) + " (p99 \(Format.milliseconds(roster.percentile(0.99))))",
                                        base.isEmpty ? "-" : Format.summary(base), base.isEmpty ? "-" : Format.ratio(base.median / roster.median)]))
             reporter.record(.window, size: size, "\(name).roster", roster)

@@ -1,0 +1,153 @@
+import Foundation
+import RosterUpdates
+
+/// A durable note of what a live query's consumer last saw: the change-log position of
+/// its results, its request, its window and the keys the window showed. Save it (its
+/// ``encoded`` text) when the app goes away; on the next launch, or in another process
+/// such as a widget, ``ResultsController/performFetch(resumingFrom:)`` reports what
+/// changed since, as one change group against the window the token saved.
+///
+/// ```swift
+/// UserDefaults.standard.set(try controller.resumeToken().encoded, forKey: "feed")
+/// // … next launch:
+/// if let saved = UserDefaults.standard.string(forKey: "feed") {
+///     try controller.performFetch(resumingFrom: ResumeToken(saved))
+/// }
+/// ```
+///
+/// A token holds the keys it shows, so it is as large as the window: made for windows
+/// (``ResultsWindow``), though a query without one can save one too.
+public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
+    /// The store's identifier (``StorageBackend/storeIdentifier()``).
+    let store: String
+    /// The request the token was saved for, as ``fingerprint(of:)`` writes it.
+    let request: String
+    /// The change-log position of the results the consumer saw.
+    let position: Int64
+    /// The window, with its anchor as it stood; nil: every row.
+    let window: ResultsWindow?
+    /// What the consumer saw: sections of keys.
+    let sections: [ListSection<Value, Value>]
+
+    init(store: String, request: String, position: Int64, window: ResultsWindow?, sections: [ListSection<Value, Value>]) {
+        self.store = store
+        self.request = request
+        self.position = position
+        self.window = window
+        self.sections = sections
+    }
+
+    private static let prefix = "roster-token-1:"
+
+    /// The token as text, to store anywhere: `roster-token-1:` and base64 of JSON.
+    public var encoded: String {
+        var members: [String: Any] = [
+            "store": store, "request": request, "position": String(position),
+            "sections": sections.map { [Self.json($0.id), $0.items.map(Self.json)] as [Any] },
+        ]
+        switch window {
+        case nil: break
+        case let .offset(offset, length)?: members["window"] = ["offset", String(offset), String(length)]
+        case let .anchored(key, before, after)?: members["window"] = ["anchored", Self.json(key), String(before), String(after)]
+        }
+        // Every value is a string, an array or a dictionary: serialization cannot fail.
+        let data = (try? JSONSerialization.data(withJSONObject: members, options: [.sortedKeys])) ?? Data()
+        return Self.prefix + data.base64EncodedString()
+    }
+
+    public var description: String { encoded }
+
+    /// Reads a token from its ``encoded`` text.
+    ///
+    /// - Throws: ``StoreError/Code/invalidResumeToken`` saying what is wrong, when the text
+    ///   is not a token this Roster wrote.
+    public init(_ encoded: String) throws(StoreError) {
+        guard encoded.hasPrefix(Self.prefix) else {
+            throw .invalidResumeToken("a resume token starts with '\(Self.prefix)'; this text starts with '\(encoded.prefix(16))'")
+        }
+        guard let data = Data(base64Encoded: String(encoded.dropFirst(Self.prefix.count))),
+              let object = try? JSONSerialization.jsonObject(with: data), let members = object as? [String: Any] else {
+            throw .invalidResumeToken("the resume token is damaged: its body is not base64 of a JSON object")
+        }
+        guard let store = members["store"] as? String, let request = members["request"] as? String,
+              let positionText = members["position"] as? String, let position = Int64(positionText), position >= 0 else {
+            throw .invalidResumeToken("the resume token is damaged: it lacks its store, request or log position")
+        }
+        guard let sectionList = members["sections"] as? [Any] else {
+            throw .invalidResumeToken("the resume token is damaged: it lacks its sections")
+        }
+        var sections: [ListSection<Value, Value>] = []
+        for item in sectionList {
+            guard let pair = item as? [Any], pair.count == 2, let name = Self.value(pair[0]), let keys = pair[1] as? [Any] else {
+                throw .invalidResumeToken("the resume token is damaged: a section is not [name, keys]")
+            }
+            var items: [Value] = []
+            for key in keys {
+                guard let value = Self.value(key), !value.isNull else {
+                    throw .invalidResumeToken("the resume token is damaged: a key is not a value")
+                }
+                items.append(value)
+            }
+            sections.append(ListSection(id: name, items: items))
+        }
+        var window: ResultsWindow?
+        if let spec = members["window"] {
+            guard let parts = spec as? [Any], let kind = parts.first as? String else {
+                throw .invalidResumeToken("the resume token is damaged: its window is not a window")
+            }
+            func count(_ index: Int) -> Int? { index < parts.count ? (parts[index] as? String).flatMap { Int($0) } : nil }
+            switch kind {
+            case "offset" where parts.count == 3:
+                guard let offset = count(1), let length = count(2) else { throw .invalidResumeToken("the resume token is damaged: its window's counts are not numbers") }
+                window = .offset(offset, length: length)
+            case "anchored" where parts.count == 4:
+                guard let key = Self.value(parts[1]), let before = count(2), let after = count(3) else {
+                    throw .invalidResumeToken("the resume token is damaged: its anchored window is not a key and two counts")
+                }
+                window = .anchored(key: key, before: before, after: after)
+            default:
+                throw .invalidResumeToken("the resume token is damaged: its window is of no known kind")
+            }
+            do { try window?.validate() } catch { throw .invalidResumeToken("the resume token is damaged: \(error.description)") }
+        }
+        self.init(store: store, request: request, position: position, window: window, sections: sections)
+    }
+
+    /// A request as a token names it: entity, predicate, sort keys and section attribute.
+    static func fingerprint(of request: FetchRequest) -> String {
+        "\(request.entityName)|\(request.predicate)|\(request.sortKeys.map(\.description).joined(separator: ","))|\(request.sectionAttribute ?? "")"
+    }
+
+    /// A value as the token writes it: a type tag and the value as text, exactly.
+    private static func json(_ value: Value) -> [String] {
+        switch value {
+        case .null: ["n"]
+        case let .integer(number): ["i", String(number)]
+        case let .double(number): ["d", String(number.bitPattern, radix: 16)]
+        case let .string(text): ["s", text]
+        case let .bool(flag): ["b", flag ? "1" : "0"]
+        case let .invalidUTF8(bytes): ["x", bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()]
+        }
+    }
+
+    private static func value(_ json: Any) -> Value? {
+        guard let parts = json as? [String], let tag = parts.first else { return nil }
+        switch (tag, parts.count) {
+        case ("n", 1): return .null
+        case ("i", 2): return Int64(parts[1]).map(Value.integer)
+        case ("d", 2): return UInt64(parts[1], radix: 16).map { .double(Double(bitPattern: $0)) }
+        case ("s", 2): return .string(parts[1])
+        case ("b", 2) where parts[1] == "0" || parts[1] == "1": return .bool(parts[1] == "1")
+        case ("x", 2):
+            let hex = Array(parts[1].utf8)
+            guard hex.count % 2 == 0 else { return nil }
+            var bytes: [UInt8] = []
+            for index in stride(from: 0, to: hex.count, by: 2) {
+                guard let byte = UInt8(String(decoding: hex[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
+                bytes.append(byte)
+            }
+            return .invalidUTF8(bytes)
+        default: return nil
+        }
+    }
+}

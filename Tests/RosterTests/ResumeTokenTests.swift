@@ -1,0 +1,239 @@
+import Foundation
+import Testing
+@testable import Roster
+import RosterTestSupport
+
+/// Resume tokens: what changed while the app was closed, as one exact change group
+/// against the window the token saved, from this process or another; the resync signal
+/// when the log no longer reaches back; bad tokens refused with nothing changed.
+@Suite("Resume tokens")
+struct ResumeTokenTests {
+    /// A store file that outlives the stores opened on it, with messages m01…m40 by `n`.
+    final class File {
+        let directory: URL
+        var path: String { directory.appendingPathComponent("store.sqlite").path }
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("roster-resume-\(UUID().uuidString)", isDirectory: true)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let store = try Store(path: path)
+            try store.define(Entity("Msg", key: "id", attributes: [Attribute("id", .string), Attribute("n", .integer), Attribute("text", .string)]))
+            try store.write {
+                for n in 1...40 { try store.insert("Msg", ["id": .string(Self.key(n)), "n": .integer(Int64(n * 10)), "text": "t"]) }
+            }
+        }
+        deinit { try? FileManager.default.removeItem(at: directory) }
+        static func key(_ n: Int) -> String { n < 10 ? "m0\(n)" : "m\(n)" }
+    }
+
+    static let request = FetchRequest(entity: "Msg", sortKeys: [SortKey("n")])
+
+    func openController(_ store: Store, window: ResultsWindow? = .anchored(key: "m20", before: 3, after: 3)) throws -> (ResultsController, GroupRecorder) {
+        let controller = try ResultsController(store: store, request: Self.request)
+        let recorder = GroupRecorder()
+        controller.delegate = recorder
+        try controller.setWindow(window)
+        try controller.performFetch()
+        return (controller, recorder)
+    }
+
+    @Test func afterTheWriterExitedAndAnotherProcessWroteTheChangeIsOneExactGroup() throws {
+        let file = try File()
+        var saved: [ListSection<Value, Value>] = []
+        let encoded: String
+        do {
+            let store = try Store(path: file.path)
+            let (controller, _) = try openController(store)
+            saved = controller.snapshot
+            encoded = try controller.resumeToken().encoded
+        }
+        // The app is gone; another process writes: above the window, in it, and below.
+        let other = try ExternalConnection(path: file.path)
+        try other.execute("""
+            INSERT INTO Msg VALUES ('a1', 1, 'new'), ('a2', 2, 'new');
+            UPDATE Msg SET text = 'edited' WHERE id = 'm19';
+            DELETE FROM Msg WHERE id = 'm21';
+            UPDATE Msg SET n = 185 WHERE id = 'm23';
+            UPDATE Msg SET text = 't' WHERE id = 'm22';
+            DELETE FROM Msg WHERE id = 'm39'
+            """)
+        let store = try Store(path: file.path)
+        let controller = try ResultsController(store: store, request: Self.request)
+        let recorder = GroupRecorder()
+        controller.delegate = recorder
+        try controller.performFetch(resumingFrom: ResumeToken(encoded))
+        #expect(controller.window == .anchored(key: "m20", before: 3, after: 3))
+        let now = controller.snapshot
+        #expect(now == sections([(.null, ["m18", "m23", "m19", "m20", "m22", "m24", "m25"])]))
+        let group = try #require(recorder.takeGroups().first)
+        #expect(try group.apply(to: saved) == now)
+        #expect(try BatchAdapter().batch(for: group).validate(old: saved, new: now) == ())
+        // m19's text changed: an update; m22 was written with the value it had: nothing.
+        #expect(group.objectChanges.filter { $0.type == .update }.map(\.item) == ["m19"])
+        #expect(group.objectChanges.contains { $0.type == .delete && $0.item == "m21" })
+        #expect(recorder.resyncs.isEmpty)
+        // And it goes on live from there.
+        try store.update("Msg", key: "m20", ["text": "live"])
+        #expect(recorder.takeGroups().first?.objectChanges.map(\.type) == [.update])
+    }
+
+    @Test func aDeletedAnchorPassesToItsNeighbourWhenResuming() throws {
+        let file = try File()
+        let store = try Store(path: file.path)
+        let (controller, _) = try openController(store)
+        let token = try controller.resumeToken()
+        try store.delete("Msg", key: "m20")
+        let (resumed, recorder) = try openController(store, window: nil)
+        try resumed.performFetch(resumingFrom: token)
+        #expect(resumed.window == .anchored(key: "m21", before: 3, after: 3))
+        #expect(recorder.takeGroups().count == 1)
+    }
+
+    @Test func aTokenOlderThanTheLogResyncs() throws {
+        let file = try File()
+        let store = try Store(path: file.path)
+        let (controller, _) = try openController(store)
+        let saved = controller.snapshot
+        let token = try controller.resumeToken()
+        try store.delete("Msg", key: "m19")
+        try store.update("Msg", key: "m18", ["text": "x"])
+        let other = try ExternalConnection(path: file.path)
+        try other.execute("UPDATE _roster_meta SET value = (SELECT max(seq) FROM _roster_changes) WHERE name = 'pruned_through'")
+        let resumed = try ResultsController(store: try Store(path: file.path), request: Self.request)
+        let recorder = GroupRecorder()
+        resumed.delegate = recorder
+        try resumed.performFetch(resumingFrom: token)
+        #expect(recorder.resyncs == [.logPruned])
+        let group = try #require(recorder.takeGroups().first)
+        #expect(try group.apply(to: saved) == resumed.snapshot)
+        // Every row that stays is an update in a resync.
+        #expect(Set(group.objectChanges.filter { $0.type == .update }.map(\.item)) == Set(["m17", "m18", "m20", "m21", "m22", "m23"]))
+    }
+
+    @Test func badTokensAreRefusedAndChangeNothing() throws {
+        let file = try File()
+        let store = try Store(path: file.path)
+        let (controller, _) = try openController(store)
+        let token = try controller.resumeToken()
+        for text in ["", "roster-token-1:", "roster-token-1:!!!", "roster-token-1:" + Data("[1,2]".utf8).base64EncodedString(),
+                     "roster-token-1:" + Data(#"{"store":"x","request":"r","position":"-4","sections":[]}"#.utf8).base64EncodedString(),
+                     String(token.encoded.dropLast(8))] {
+            let error = #expect(throws: StoreError.self) { try ResumeToken(text) }
+            #expect(error?.code == .invalidResumeToken, "\(text): \(String(describing: error))")
+        }
+        #expect(try ResumeToken(token.encoded) == token)
+
+        // Another store's token, and a token for another request.
+        let otherFile = try File()
+        let other = try ResultsController(store: try Store(path: otherFile.path), request: Self.request)
+        let fromAnotherStore = #expect(throws: StoreError.self) { try other.performFetch(resumingFrom: token) }
+        #expect(fromAnotherStore?.code == .invalidResumeToken && !other.hasFetched)
+        let sortedOtherwise = try ResultsController(store: store, request: FetchRequest(entity: "Msg", sortKeys: [SortKey("n", ascending: false)]))
+        let forAnotherRequest = #expect(throws: StoreError.self) { try sortedOtherwise.performFetch(resumingFrom: token) }
+        #expect(forAnotherRequest?.code == .invalidResumeToken && !sortedOtherwise.hasFetched)
+        // Before a fetch there is nothing to save.
+        let unfetched = try ResultsController(store: store, request: Self.request)
+        #expect(throws: StoreError.self) { try unfetched.resumeToken() }
+    }
+
+    @Test("random writes while closed give one exact group", arguments: 0..<12)
+    func randomWritesWhileClosed(seed: Int) throws {
+        var random = SplitMix64(seed: UInt64(seed) &+ 99)
+        let file = try File()
+        let windows: [ResultsWindow] = [.offset(Int.random(in: 0...35, using: &random), length: 8),
+                                        .anchored(key: .string(File.key(Int.random(in: 1...40, using: &random))), before: 4, after: 4)]
+        let window = windows.randomElement(using: &random)!
+        var saved: [ListSection<Value, Value>] = []
+        var rowsBefore: [Value: [Value]] = [:]
+        let token: ResumeToken
+        do {
+            let store = try Store(path: file.path)
+            let (controller, _) = try openController(store, window: window)
+            saved = controller.snapshot
+            token = try controller.resumeToken()
+            for row in try store.fetchCommittedRows(store.bind(FetchRequest(entity: "Msg"))) { rowsBefore[row[0]] = row }
+        }
+        let other = try ExternalConnection(path: file.path)
+        for _ in 0..<Int.random(in: 1...30, using: &random) {
+            let key = "'\(File.key(Int.random(in: 1...45, using: &random)))'"
+            let n = Int.random(in: 0...450, using: &random)
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: try? other.execute("INSERT INTO Msg VALUES (\(key), \(n), 'r')")
+            case 1: try? other.execute("DELETE FROM Msg WHERE id = \(key)")
+            case 2: try? other.execute("UPDATE Msg SET n = \(n) WHERE id = \(key)")
+            default: try? other.execute("UPDATE Msg SET text = '\(["t", "u", "v"].randomElement(using: &random)!)' WHERE id = \(key)")
+            }
+        }
+        let store = try Store(path: file.path)
+        let (fresh, _) = try openController(store, window: nil)
+        var rowsNow: [Value: [Value]] = [:]
+        for row in try store.fetchCommittedRows(store.bind(FetchRequest(entity: "Msg"))) { rowsNow[row[0]] = row }
+        let resumed = try ResultsController(store: store, request: Self.request)
+        let recorder = GroupRecorder()
+        resumed.delegate = recorder
+        try resumed.performFetch(resumingFrom: token)
+        // The window is where it would be had the app stayed open.
+        try fresh.setWindow(resumed.window)
+        #expect(resumed.snapshot == fresh.snapshot)
+        let groups = recorder.takeGroups()
+        #expect(groups.count <= 1)
+        if let group = groups.first {
+            #expect(try group.apply(to: saved) == resumed.snapshot)
+            try BatchAdapter().batch(for: group).validate(old: saved, new: resumed.snapshot)
+            let fewest = fewestMoves(from: saved, to: resumed.snapshot)
+            #expect(fewest == nil || moveCount(group) == fewest?.moves)
+            let moved = Set(group.objectChanges.filter { $0.type == .move }.map(\.item))
+            let staying = Set(saved.flatMap(\.items)).intersection(resumed.snapshot.flatMap(\.items)).subtracting(moved)
+            #expect(Set(group.objectChanges.filter { $0.type == .update }.map(\.item)) == staying.filter { rowsBefore[$0] != rowsNow[$0] })
+        } else {
+            #expect(saved == resumed.snapshot)
+        }
+    }
+}
+
+@Suite("Change log retention")
+struct ChangeLogRetentionTests {
+    func logCount(_ store: Store) throws -> Int64 {
+        let statement = try store.writer.prepare("SELECT count(*) FROM _roster_changes")
+        defer { statement.reset() }
+        _ = try statement.step()
+        guard case let .integer(count) = statement.column(0) else { return -1 }
+        return count
+    }
+
+    @Test func oneLargeCommitDoesNotExpireWhatIsYoungerThanTheMinimumAge() throws {
+        let store = try postStore()
+        #expect(store.changeLogRetention == .default)
+        store.changeLogRetention = ChangeLogRetention(minimumAge: .seconds(3_600), minimumEntries: 100)
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Post"))
+        try controller.performFetch()
+        let token = try controller.resumeToken()
+        for index in 0..<5 {
+            try store.write { for row in 0..<200 { try store.insert("Post", ["id": .string("p\(index)-\(row)"), "rank": .integer(Int64(row))]) } }
+        }
+        // 1,000 rows logged, far past 100, but none an hour old: nothing pruned.
+        #expect(try logCount(store) == 5)
+        let resumed = try ResultsController(store: store, request: FetchRequest(entity: "Post"))
+        let recorder = GroupRecorder()
+        resumed.delegate = recorder
+        try resumed.performFetch(resumingFrom: token)
+        #expect(recorder.resyncs.isEmpty && recorder.takeGroups().first?.objectChanges.count == 1_000)
+    }
+
+    @Test func byCountAloneTheNewestRowsStay() throws {
+        let store = try postStore()
+        store.changeLogRetention = ChangeLogRetention(minimumAge: .zero, minimumEntries: 100)
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Post"))
+        try controller.performFetch()
+        let token = try controller.resumeToken()
+        for index in 0..<5 {
+            try store.write { for row in 0..<200 { try store.insert("Post", ["id": .string("p\(index)-\(row)"), "rank": .integer(Int64(row))]) } }
+        }
+        // Pruned down to the newest transactions holding at least 100 rows.
+        #expect(try logCount(store) < 5)
+        let resumed = try ResultsController(store: store, request: FetchRequest(entity: "Post"))
+        let recorder = GroupRecorder()
+        resumed.delegate = recorder
+        try resumed.performFetch(resumingFrom: token)
+        #expect(recorder.resyncs == [.logPruned])
+    }
+}
