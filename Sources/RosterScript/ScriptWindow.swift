@@ -20,6 +20,9 @@ enum ScriptWindow {
         guard members["offset"] != nil || members["length"] != nil else {
             throw ScriptError("\"window\" needs \"offset\" and \"length\", or \"anchor\", \"before\" and \"after\"")
         }
+        if members["before"] != nil || members["after"] != nil {
+            throw ScriptError("\"window\" has both \"offset\"/\"length\" and \"before\"/\"after\": it is either kind, not both")
+        }
         return .offset(try count("offset", in: members), length: try count("length", in: members))
     }
 

@@ -116,7 +116,10 @@ struct ResumeTokenTests {
         let token = try controller.resumeToken()
         for text in ["", "roster-token-1:", "roster-token-1:!!!", "roster-token-1:" + Data("[1,2]".utf8).base64EncodedString(),
                      "roster-token-1:" + Data(#"{"store":"x","request":"r","position":"-4","sections":[]}"#.utf8).base64EncodedString(),
-                     String(token.encoded.dropLast(8))] {
+                     String(token.encoded.dropLast(8)),
+                     // A key twice, and an empty section: no live query shows those.
+                     "roster-token-1:" + Data(#"{"store":"x","request":"r","position":"1","rank":"0","sections":[[["n"],[["s","a"],["s","a"]]]]}"#.utf8).base64EncodedString(),
+                     "roster-token-1:" + Data(#"{"store":"x","request":"r","position":"1","rank":"0","sections":[[["n"],[]]]}"#.utf8).base64EncodedString()] {
             let error = #expect(throws: StoreError.self) { try ResumeToken(text) }
             #expect(error?.code == .invalidResumeToken, "\(text): \(String(describing: error))")
         }
@@ -235,5 +238,15 @@ struct ChangeLogRetentionTests {
         resumed.delegate = recorder
         try resumed.performFetch(resumingFrom: token)
         #expect(recorder.resyncs == [.logPruned])
+    }
+
+    @Test func keepingEverythingByCountDoesNotOverflow() throws {
+        let store = try postStore()
+        store.changeLogRetention = ChangeLogRetention(minimumAge: .zero, minimumEntries: .max)
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Post"))
+        try controller.performFetch()
+        for index in 0..<3 { try store.insert("Post", ["id": .string("p\(index)"), "rank": 1]) }
+        #expect(try logCount(store) == 3)
+        #expect(controller.numberOfObjects == 3)
     }
 }

@@ -184,6 +184,14 @@ struct LiveResultsWindowTests {
         #expect(change.counts == ResultsCounts(total: 11, sections: [SectionInfo(name: .null, numberOfObjects: 11)]))
         #expect(posts.counts.total == 11 && posts.window == .anchored(key: "p5", before: 1, after: 1))
 
+        // A new window and a commit outside both, taken together: the counts still travel.
+        try posts.setWindow(.offset(0, length: 2))
+        try queue.write { store in try store.insert("Post", ["id": "q1", "day": "d1", "rank": 99]) }
+        let both = try #require(try posts.takeChange())
+        #expect(both.counts?.total == 12 && posts.snapshot.sections == sections([(.null, ["p0", "p1"])]))
+        try posts.setWindow(.anchored(key: "p5", before: 1, after: 1))
+        _ = try posts.takeChange()
+
         // A bad window is refused at once and changes nothing.
         let error = #expect(throws: StoreError.self) { try posts.setWindow(.anchored(key: "p99", before: 1, after: 1)) }
         #expect(error?.code == .invalidWindow)
@@ -234,5 +242,38 @@ struct ScrollPositionTests {
         #expect(change.scrollPosition(keeping: "p2") == ScrollPosition(key: "p2", indexPath: IndexPath(item: 2, section: 0), isSameRow: true))
         #expect(change.scrollPosition(keeping: "p3") == ScrollPosition(key: "p4", indexPath: IndexPath(item: 3, section: 0), isSameRow: false))
         #expect(change.scrollPosition(keeping: "zz") == nil)
+    }
+
+    @Test func anAnchorThatPendingCommitsDeleteGoesToItsNeighbour() throws {
+        let queue = try StoreQueue.temporary()
+        try queue.read { store in try store.define(postEntity()) }
+        try queue.write { store in
+            for rank in 1...10 { try store.insert("Post", ["id": .string("p\(rank)"), "day": "d1", "rank": .integer(Int64(rank))]) }
+        }
+        let posts = try LiveResults(queue: queue, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        try posts.setWindow(.anchored(key: "p5", before: 1, after: 1))
+        try queue.write { store in try store.delete("Post", key: "p5") }
+        _ = try posts.takeChange()
+        #expect(posts.window == .anchored(key: "p6", before: 1, after: 1))
+        #expect(posts.snapshot.sections == sections([(.null, ["p4", "p6", "p7"])]))
+    }
+}
+
+@Suite("Windows after the anchor left")
+struct WindowRefetchTests {
+    @Test func fetchingAgainAfterTheAnchorLeftKeepsItsNeighbour() throws {
+        let store = try postStore()
+        try store.write {
+            for rank in 1...10 { try store.insert("Post", ["id": .string("p\(rank)"), "day": "d1", "rank": .integer(Int64(rank))]) }
+        }
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        try controller.setWindow(.anchored(key: "p5", before: 1, after: 1))
+        try controller.performFetch()
+        let other = try ExternalConnection(path: store.path)
+        try other.execute("DELETE FROM Post WHERE id = 'p5'")
+        // Not polled yet: the fetch reads the file as it is, and the anchor is gone.
+        try controller.performFetch()
+        #expect(controller.window == .anchored(key: "p6", before: 1, after: 1))
+        #expect(controller.snapshot == sections([(.null, ["p4", "p6", "p7"])]))
     }
 }

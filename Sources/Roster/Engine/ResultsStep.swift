@@ -8,8 +8,10 @@ enum ResultsStep: Sendable {
     case replace(BoundQuery, [[Value]])
     /// Moves or deletes the user already made on screen.
     case userEdits([UserEdit])
-    /// A new window over the results, or none (``ResultsWindow``).
-    case window(ResultsWindow?)
+    /// A new window over the results, or none (``ResultsWindow``), placed once over the
+    /// results the consumer had when it was set (so that an anchor that pending commits
+    /// remove passes to its neighbours).
+    case window(WindowTracker?)
     /// The commits cannot be applied row by row (the log was pruned past what the query
     /// read, or the schema changed): it must re-fetch (the owner turns this into
     /// ``replace(_:_:)`` before applying).

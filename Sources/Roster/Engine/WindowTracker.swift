@@ -10,13 +10,21 @@ struct WindowTracker: Sendable {
     /// The window, with its anchor as it stands now (an anchor that left the results has
     /// been replaced by its nearest neighbour that stayed).
     private(set) var window: ResultsWindow
-    /// The window's rows as its consumer last saw them, as sections of keys.
+    /// The window's rows as its consumer last saw them, as sections of keys: the owner's
+    /// to diff with; placing does not read it.
     var shown: [ListSection<Value, Value>] = []
     /// The ranks the window covered when last placed.
     private(set) var ranks: Range<Int> = 0..<0
+    /// The keys the window covered when last placed, in order (from rank
+    /// `ranks.lowerBound`): where the neighbours of an anchor that left are looked for.
+    private var placedKeys: [Value] = []
 
-    init(_ window: ResultsWindow) {
+    /// A window not placed yet; `placedKeys` and `firstRank` say where it stood, when known
+    /// (a resume token's rows), for an anchor that left the results before it is placed.
+    init(_ window: ResultsWindow, placedKeys: [Value] = [], firstRank: Int = 0) {
         self.window = window
+        self.placedKeys = placedKeys
+        ranks = firstRank..<firstRank
     }
 
     /// Checks that an anchored window's anchor is in `engine`'s results.
@@ -31,9 +39,9 @@ struct WindowTracker: Sendable {
     /// sections of keys (``shown`` is left as it was: the caller diffs the two).
     ///
     /// An anchored window whose anchor row left the results takes as its anchor the first
-    /// row that stayed among those shown below the anchor, else the nearest that stayed
-    /// above it, else the row now at the anchor's old rank; with no rows at all it keeps
-    /// its anchor and shows nothing.
+    /// row that stayed among those it covered below the anchor when last placed, else the
+    /// nearest that stayed above it, else the row now at the anchor's old rank; with no
+    /// rows at all it keeps its anchor and shows nothing.
     ///
     /// - Complexity: O(log *n* + the window's size), plus O(window · log *n*) when the
     ///   anchor left.
@@ -51,16 +59,17 @@ struct WindowTracker: Sendable {
             window = .anchored(key: anchor, before: before, after: after)
             ranks = (before >= rank ? 0 : rank - before)..<(after >= count - rank - 1 ? count : rank + after + 1)
         }
-        return engine.sections(inRanks: ranks)
+        let sections = engine.sections(inRanks: ranks)
+        placedKeys = sections.flatMap(\.items)
+        return sections
     }
 
     /// The anchor row and its rank: `key`'s, or its nearest neighbour's that stayed
     /// (``ScrollPosition``'s rule), else the row now at the anchor's old rank.
     private func anchorRow(_ key: Value, in engine: any ResultsEngine) -> (Value, Int)? {
-        let keys = shown.flatMap(\.items)
-        if let found = ScrollPosition.nearest(to: key, among: keys, locate: { engine.rank(ofKey: $0) }) { return found }
+        if let found = ScrollPosition.nearest(to: key, among: placedKeys, locate: { engine.rank(ofKey: $0) }) { return found }
         guard engine.count > 0 else { return nil }
-        let rank = min(ranks.lowerBound + (keys.firstIndex(of: key) ?? 0), engine.count - 1)
+        let rank = min(ranks.lowerBound + (placedKeys.firstIndex(of: key) ?? 0), engine.count - 1)
         return (engine.key(atRank: rank), rank)
     }
 }

@@ -235,12 +235,14 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     ///   anchor that pending commits delete passes to its nearest neighbour.)
     public func setWindow(_ window: ResultsWindow?) throws(StoreError) {
         try window?.validate()
-        if let window {
-            try consumer.withLock { consumer throws(StoreError) in
-                try WindowTracker.check(window, in: consumer.results.engine, entity: consumer.results.query.entity.name)
-            }
+        let tracker = try consumer.withLock { consumer throws(StoreError) -> WindowTracker? in
+            guard let window else { return nil }
+            try WindowTracker.check(window, in: consumer.results.engine, entity: consumer.results.query.entity.name)
+            var tracker = WindowTracker(window)
+            _ = tracker.place(in: consumer.results.engine)
+            return tracker
         }
-        inbox.post(.window(window))
+        inbox.post(.window(tracker))
     }
 
     /// Writes a change the user already made on screen without hearing it back (see

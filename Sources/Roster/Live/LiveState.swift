@@ -177,19 +177,22 @@ final class LiveState {
                 countsMayChange = true
             case let .userEdits(stepEdits):
                 edits += stepEdits
-            case let .window(newWindow):
-                window = newWindow.map(WindowTracker.init)
-                countsSeen = nil
+            case let .window(tracker):
+                // From no window to one, the counts start over (read when the consumer
+                // likes); from one window to another, a commit's new counts still travel.
+                if window == nil { countsSeen = nil }
+                window = tracker
             case .resync:
                 break
             }
         }
-        var now = engine.snapshot
+        let now: [ListSection<Value, Value>]
         if var tracker = window {
-            tracker.shown = old
             now = tracker.place(in: engine)
             tracker.shown = now
             window = tracker
+        } else {
+            now = engine.snapshot
         }
         snapshot = now
         var (change, start) = QueryChange.diff(from: old, editedBy: edits, to: now, isUpdated: { key in

@@ -127,7 +127,9 @@ public final class ResultsController: LiveQueryRequest {
             (try fetchEngine(query: query), store.storage.changeLogPosition)
         }
         if var tracker = windowTracker {
-            try WindowTracker.check(tracker.window, in: fetched, entity: query.entity.name)
+            // Checked at the first fetch only: a window placed before keeps its anchor's
+            // nearest neighbour when the anchor left meanwhile.
+            if engine == nil { try WindowTracker.check(tracker.window, in: fetched, entity: query.entity.name) }
             tracker.shown = tracker.place(in: fetched)
             windowTracker = tracker
             countsSeen = Self.counts(of: fetched)
@@ -147,7 +149,7 @@ public final class ResultsController: LiveQueryRequest {
     public func resumeToken() throws(StoreError) -> ResumeToken {
         guard let engine else { throw .invalidResumeToken("a live query saves a resume token once performFetch() has loaded its results") }
         return ResumeToken(store: try store.storage.storeIdentifier(), request: ResumeToken.fingerprint(of: request), position: resultsPosition,
-                           window: window, sections: pendingResync?.seen ?? shownSnapshot(of: engine))
+                           window: window, firstRank: windowTracker?.ranks.lowerBound ?? 0, sections: pendingResync?.seen ?? shownSnapshot(of: engine))
     }
 
     /// Loads the results as ``performFetch()`` does, takes the token's window, and tells
@@ -177,9 +179,8 @@ public final class ResultsController: LiveQueryRequest {
         if engine == nil { store.addObserver(self) }
         self.query = query
         engine = fetched
-        resultsPosition = position
         pendingResync = nil
-        windowTracker = token.window.map(WindowTracker.init)
+        windowTracker = token.window.map { WindowTracker($0, placedKeys: token.sections.flatMap(\.items), firstRank: token.firstRank) }
         let now = placeWindow(in: fetched, seen: token.sections) ?? fetched.snapshot
         countsSeen = windowTracker == nil ? nil : Self.counts(of: fetched)
         let touched = changes.rows(of: query.entity)
@@ -191,7 +192,8 @@ public final class ResultsController: LiveQueryRequest {
             removedRow: { key in
                 touched[key]?.before ?? fetched.row(forKey: key) ?? (0..<attributeCount).map { $0 == keyIndex ? key : .null }
             })
-        report(change, in: fetched, from: start, touched: touched, shown: windowTracker == nil ? nil : now)
+        // Until the delegate has heard the change, its results are the token's.
+        resultsPosition = report(change, in: fetched, from: start, touched: touched, shown: windowTracker == nil ? nil : now) ? position : token.position
     }
 
     /// Shows a window over the results instead of all of them, moves or resizes it, or
@@ -210,15 +212,17 @@ public final class ResultsController: LiveQueryRequest {
     public func setWindow(_ window: ResultsWindow?) throws(StoreError) {
         try window?.validate()
         guard let engine else {
-            windowTracker = window.map(WindowTracker.init)
+            windowTracker = window.map { WindowTracker($0) }
             return
         }
         if let window { try WindowTracker.check(window, in: engine, entity: query.entity.name) }
         let seen = pendingResync?.seen ?? shownSnapshot(of: engine)
-        windowTracker = window.map(WindowTracker.init)
+        windowTracker = window.map { WindowTracker($0) }
         countsSeen = window == nil ? nil : Self.counts(of: engine)
         if pendingResync != nil {
-            // The next delivery re-fetches and reports the change from `seen` to the window.
+            // The next delivery re-fetches and reports the change from `seen` to the window;
+            // placed once here, so that an anchor gone by then has neighbours to pass to.
+            _ = windowTracker?.place(in: engine)
             windowTracker?.shown = seen
             return
         }

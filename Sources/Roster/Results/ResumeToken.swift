@@ -26,14 +26,18 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
     let position: Int64
     /// The window, with its anchor as it stood; nil: every row.
     let window: ResultsWindow?
+    /// The rank of the window's first row when saved: where an anchor that left is placed
+    /// when none of its neighbours stayed.
+    let firstRank: Int
     /// What the consumer saw: sections of keys.
     let sections: [ListSection<Value, Value>]
 
-    init(store: String, request: String, position: Int64, window: ResultsWindow?, sections: [ListSection<Value, Value>]) {
+    init(store: String, request: String, position: Int64, window: ResultsWindow?, firstRank: Int, sections: [ListSection<Value, Value>]) {
         self.store = store
         self.request = request
         self.position = position
         self.window = window
+        self.firstRank = firstRank
         self.sections = sections
     }
 
@@ -42,7 +46,7 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
     /// The token as text, to store anywhere: `roster-token-1:` and base64 of JSON.
     public var encoded: String {
         var members: [String: Any] = [
-            "store": store, "request": request, "position": String(position),
+            "store": store, "request": request, "position": String(position), "rank": String(firstRank),
             "sections": sections.map { [Self.json($0.id), $0.items.map(Self.json)] as [Any] },
         ]
         switch window {
@@ -70,7 +74,8 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
             throw .invalidResumeToken("the resume token is damaged: its body is not base64 of a JSON object")
         }
         guard let store = members["store"] as? String, let request = members["request"] as? String,
-              let positionText = members["position"] as? String, let position = Int64(positionText), position >= 0 else {
+              let positionText = members["position"] as? String, let position = Int64(positionText), position >= 0,
+              let rankText = members["rank"] as? String, let firstRank = Int(rankText), firstRank >= 0 else {
             throw .invalidResumeToken("the resume token is damaged: it lacks its store, request or log position")
         }
         guard let sectionList = members["sections"] as? [Any] else {
@@ -89,6 +94,17 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
                 items.append(value)
             }
             sections.append(ListSection(id: name, items: items))
+        }
+        // What a live query shows never repeats a key or a section, nor holds an empty one.
+        var keys = Set<Value>()
+        var names = Set<Value>()
+        for section in sections {
+            guard !section.items.isEmpty, names.insert(section.id).inserted else {
+                throw .invalidResumeToken("the resume token is damaged: a section is empty or repeated")
+            }
+            for key in section.items where !keys.insert(key).inserted {
+                throw .invalidResumeToken("the resume token is damaged: key \(key) appears twice")
+            }
         }
         var window: ResultsWindow?
         if let spec = members["window"] {
@@ -110,7 +126,7 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
             }
             do { try window?.validate() } catch { throw .invalidResumeToken("the resume token is damaged: \(error.description)") }
         }
-        self.init(store: store, request: request, position: position, window: window, sections: sections)
+        self.init(store: store, request: request, position: position, window: window, firstRank: firstRank, sections: sections)
     }
 
     /// A request as a token names it: entity, predicate, sort keys and section attribute.

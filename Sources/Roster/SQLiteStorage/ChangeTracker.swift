@@ -29,10 +29,12 @@ final class ChangeTracker {
     /// processes reading the same file, and resume tokens, can still read them. A
     /// trigger's entry is one row; a batch holds one per write of its transaction.
     var retention = ChangeLogRetention.default
-    private var retainedEntries: Int64 { Int64(retention.minimumEntries) }
+    private var retainedEntries: Int64 { Int64(min(max(retention.minimumEntries, 1), Int.max / 4)) }
     /// When this process read the log up to an entry, newest last, one a minute at most:
     /// written to `_roster_log_marks` when pruning, which then knows each entry's age.
     private var pendingMarks: [(seq: Int64, at: Int64)] = []
+    /// When the newest pending mark's minute began.
+    private var markSlotStart: Int64 = 0
     /// After pruning was held back by age: the unpruned rows to wait for before trying again.
     private var nextAttemptAtRows: Int64 = 0
     /// The rows each delivery read since the last prune, oldest first, with the last log
@@ -318,7 +320,6 @@ final class ChangeTracker {
         try writer.execute("BEGIN IMMEDIATE")
         do {
             // Marks first: they say how old the entries are, for this prune and later ones.
-            let now = Self.now()
             let insertMark = try writer.prepare("INSERT OR REPLACE INTO _roster_log_marks(seq, at) VALUES (?, ?)")
             for mark in pendingMarks {
                 try insertMark.bind([.integer(mark.seq), .integer(mark.at)])
@@ -328,10 +329,13 @@ final class ChangeTracker {
             pendingMarks.removeAll()
             // The newest entry already logged `minimumAge` ago: entries up to it are old enough.
             var ageLimit = Int64.max
-            let ageSeconds = retention.minimumAge.components.seconds
+            // Rounded up: an entry is never taken for older than it is.
+            let age = retention.minimumAge.components
+            let ageSeconds = Self.sum(age.seconds, age.attoseconds > 0 ? 1 : 0)
             if ageSeconds > 0 {
                 let oldEnough = try writer.prepare("SELECT coalesce(max(seq), 0) FROM _roster_log_marks WHERE at <= ?")
-                try oldEnough.bind([.integer(Self.sum(now, -ageSeconds))])
+                // Now rounded down, marks' times up: a cut never falls later than it should.
+                try oldEnough.bind([.integer(Self.sum(Int64(Date().timeIntervalSince1970.rounded(.down)), -ageSeconds))])
                 ageLimit = 0
                 if try oldEnough.step(), case let .integer(seq) = oldEnough.column(0) { ageLimit = seq }
             }
@@ -369,21 +373,26 @@ final class ChangeTracker {
         }
     }
 
-    /// Notes, once a minute at most, that the log reached `last` now.
+    /// Notes that the log reached `last` now: one mark a minute, the minute's last (a mark
+    /// says its entries were logged by its time, never earlier than they were).
     private func noteMark(through last: Int64) {
         let now = Self.now()
-        if let previous = pendingMarks.last, now - previous.at < 60 {
-            pendingMarks[pendingMarks.count - 1].seq = last
+        if !pendingMarks.isEmpty, now - markSlotStart < 60 {
+            pendingMarks[pendingMarks.count - 1] = (last, now)
             return
         }
+        markSlotStart = now
         pendingMarks.append((last, now))
-        // A store that never prunes (read-only) keeps the newest day of them.
-        if pendingMarks.count > 1_440 { pendingMarks.removeFirst(pendingMarks.count - 1_440) }
+        // A store that cannot prune (read-only) thins its marks rather than drop the
+        // oldest, which the age rule needs most.
+        if pendingMarks.count > 1_440 {
+            pendingMarks = pendingMarks.indices.filter { $0.isMultiple(of: 2) || $0 == pendingMarks.count - 1 }.map { pendingMarks[$0] }
+        }
     }
 
-    /// Seconds since 1970, as the marks of every process on the file count them.
+    /// Seconds since 1970, rounded up, as the marks of every process on the file count them.
     private static func now() -> Int64 {
-        Int64(Date().timeIntervalSince1970)
+        Int64(Date().timeIntervalSince1970.rounded(.up))
     }
 
     /// Remembers a delivery for pruning. A store that never prunes (read-only) would keep
@@ -406,7 +415,8 @@ final class ChangeTracker {
     private func pruningLimit() -> Int64? {
         let rows = unprunedDeliveries.reduce(0) { Self.sum($0, $1.rows) }
         guard rows >= nextAttemptAtRows else { return nil }
-        guard rows > 2 * retainedEntries || Self.span(from: knownPrunedThrough, to: cursor) > 2 * retainedEntries else { return nil }
+        let twice = Self.sum(retainedEntries, retainedEntries)
+        guard rows > twice || Self.span(from: knownPrunedThrough, to: cursor) > twice else { return nil }
         var limit = Self.sum(cursor, -retainedEntries)
         var kept: Int64 = 0
         for index in unprunedDeliveries.indices.reversed() {

@@ -20,10 +20,11 @@ public struct ChangeLogRetention: Sendable, Hashable {
     ///
     /// - Parameters:
     ///   - minimumAge: entries younger than this stay; `.zero` keeps by count alone.
-    ///   - minimumEntries: the newest rows that always stay; at least 1.
+    ///   - minimumEntries: the newest rows that always stay; at least 1, and at most
+    ///     `Int.max / 4` (which keeps everything).
     public init(minimumAge: Duration, minimumEntries: Int) {
         self.minimumAge = max(minimumAge, .zero)
-        self.minimumEntries = max(minimumEntries, 1)
+        self.minimumEntries = min(max(minimumEntries, 1), Int.max / 4)
     }
 
     /// 7 days or 100,000 rows, whichever keeps more.
