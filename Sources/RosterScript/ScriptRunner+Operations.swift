@@ -84,7 +84,7 @@ extension ScriptRunner {
         try controller.performFetch()
         queries.append((name, controller, recorder))
         recorder.recordSnapshot(of: controller)
-        if controller.window != nil { recorder.controller(controller, didChangeCounts: controller.counts) }
+        printCounts(of: controller, recorder)
     }
 
     /// `resume`: a new live query from a saved token, reporting what changed since.
@@ -102,7 +102,18 @@ extension ScriptRunner {
         queries.append((name, controller, recorder))
         // A group ends with the snapshot; without one, the snapshot alone.
         if controller.lastChange == nil { recorder.recordSnapshot(of: controller) }
-        if controller.window != nil { recorder.controller(controller, didChangeCounts: controller.counts) }
+        printCounts(of: controller, recorder)
+    }
+
+    /// A windowed query's `counts` event after it is registered: a window opened cold
+    /// loads the whole results now, which reports them.
+    private func printCounts(of controller: ResultsController, _ recorder: TraceRecorder) {
+        guard controller.window != nil else { return }
+        if let counts = controller.counts {
+            recorder.controller(controller, didChangeCounts: counts)
+        } else {
+            do { try controller.loadResults() } catch { recorder.controller(controller, didFailWith: error) }
+        }
     }
 
     private func liveQuery(_ command: ScriptCommand) throws -> (name: String, controller: ResultsController, recorder: TraceRecorder) {

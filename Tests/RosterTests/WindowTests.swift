@@ -30,6 +30,10 @@ struct WindowTests {
     @Test func aSectionLargerThanTheWindowShowsOnlyItsRowsInTheWindow() throws {
         let (_, controller, _) = try makeFeed(window: .offset(8, length: 4))
         #expect(controller.snapshot == sections([("d1", keys(9...10)), ("d2", keys(11...12))]))
+        // Opened cold: the counts come with the whole results.
+        #expect(controller.counts == nil)
+        try controller.loadResults()
+        #expect(controller.snapshot == sections([("d1", keys(9...10)), ("d2", keys(11...12))]))
         #expect(controller.counts == ResultsCounts(total: 20, sections: [SectionInfo(name: "d1", numberOfObjects: 10), SectionInfo(name: "d2", numberOfObjects: 10)]))
         #expect(controller.numberOfObjects(inSection: 1) == 2)
         #expect(try controller.sections.map { $0.objects.map(\.key) } == [keys(9...10), keys(11...12)])
@@ -54,7 +58,9 @@ struct WindowTests {
         let recorder = GroupRecorder()
         controller.delegate = recorder
         try controller.performFetch()
-        #expect(controller.snapshot.isEmpty && controller.counts == ResultsCounts(total: 0, sections: []))
+        #expect(controller.snapshot.isEmpty && controller.counts == nil)
+        try controller.loadResults()
+        #expect(controller.counts == ResultsCounts(total: 0, sections: []) && recorder.takeCounts() == [ResultsCounts(total: 0, sections: [])])
         try store.insert("Post", ["id": "a", "rank": 1])
         #expect(controller.snapshot == sections([(.null, ["a"])]))
         #expect(recorder.takeGroups().count == 1 && recorder.takeCounts().map(\.total) == [1])
@@ -81,6 +87,9 @@ struct WindowTests {
 
     @Test func aCommitOutsideTheWindowThatKeepsTheCountsSendsNothing() throws {
         let (store, controller, recorder) = try makeFeed(window: .offset(0, length: 3))
+        // Opened cold; loading the whole results reports the counts once.
+        try controller.loadResults()
+        #expect(recorder.takeCounts().count == 1)
         try store.update("Post", key: "p15", ["title": "new"])
         try store.update("Post", key: "p16", ["rank": 17, "title": "x"])
         #expect(recorder.takeGroups().isEmpty && recorder.takeCounts().isEmpty)
@@ -104,6 +113,9 @@ struct WindowTests {
 
     @Test func resizingToZeroDeletesEveryRowAndGrowingBackInsertsThem() throws {
         let (_, controller, recorder) = try makeFeed(window: .offset(9, length: 2))
+        // Opened cold; loading the whole results reports the counts once.
+        try controller.loadResults()
+        #expect(recorder.takeCounts().count == 1)
         try controller.setWindow(.offset(9, length: 0))
         #expect(controller.snapshot.isEmpty)
         let group = try #require(recorder.takeGroups().first)

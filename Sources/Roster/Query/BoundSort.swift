@@ -52,6 +52,29 @@ package struct BoundSort: Sendable, Hashable {
             .joined(separator: ", ")
     }
 
+    /// A condition true of the rows that sort before a given row, in ``orderBySQL``'s
+    /// order: parameters `?first` to `?(first + k - 1)` are that row's sort values, in sort
+    /// order (``sortKey(of:)``). Nulls sort first ascending and last descending, as in
+    /// `ORDER BY`; text compares by bytes.
+    ///
+    /// `(a < ?1) OR (a IS ?1 AND b < ?2) OR …`, each comparison null-aware.
+    package func beforeSQL(firstParameter first: Int) -> String {
+        var terms: [String] = []
+        for (position, descriptor) in descriptors.enumerated() {
+            var parts: [String] = []
+            for earlier in 0..<position {
+                parts.append("\(Identifier.quoted(descriptors[earlier].attribute)) IS ?\(first + earlier) COLLATE BINARY")
+            }
+            let column = Identifier.quoted(descriptor.attribute)
+            let value = "?\(first + position)"
+            parts.append(descriptor.ascending
+                ? "((\(column) IS NULL AND \(value) IS NOT NULL) OR \(column) < \(value) COLLATE BINARY)"
+                : "((\(value) IS NULL AND \(column) IS NOT NULL) OR \(column) > \(value) COLLATE BINARY)")
+            terms.append("(" + parts.joined(separator: " AND ") + ")")
+        }
+        return "(" + terms.joined(separator: " OR ") + ")"
+    }
+
     /// Compares two rows of the entity (values in attribute order): -1, 0 or 1.
     ///
     /// - Complexity: O(*k*) value comparisons for *k* sort keys.

@@ -83,6 +83,16 @@ struct BoundQuery: Sendable {
         orderSQL = "SELECT \(ordered) FROM \(table) WHERE \(predicate.sql) ORDER BY \(sort.orderBySQL)"
     }
 
+    /// `selectSQL` for `?` rows from the `?`-th: a window's rows (parameters after the predicate's).
+    var windowSQL: String { selectSQL + " LIMIT ? OFFSET ?" }
+
+    /// `SELECT count(*)` of the results that sort before a row whose sort values are bound
+    /// after the predicate's arguments (``BoundSort/beforeSQL(firstParameter:)``): that
+    /// row's rank.
+    var rankSQL: String {
+        "SELECT count(*) FROM \(Identifier.quoted(entity.name)) WHERE (\(predicate.sql)) AND \(sort.beforeSQL(firstParameter: predicate.arguments.count + 1))"
+    }
+
     /// The section name of a row: its section attribute's value, or null without sections.
     func sectionName(of row: [Value]) -> Value {
         sectionIndex.map { row[$0] } ?? .null

@@ -9,7 +9,7 @@ extension ResultsController {
     public var sections: [ResultsSection] {
         get throws(StoreError) {
             let objects = try fetchedObjects
-            guard let engine else { return [] }
+            guard hasFetched else { return [] }
             if let shown = windowTracker?.shown {
                 var start = 0
                 return shown.map { section in
@@ -17,6 +17,7 @@ extension ResultsController {
                     return ResultsSection(name: section.id, objects: Array(objects[start..<start + section.items.count]))
                 }
             }
+            guard let engine else { return [] }
             var start = 0
             return (0..<engine.numberOfSections).map { index in
                 let count = engine.sectionRange(index).count
@@ -33,9 +34,9 @@ extension ResultsController {
     ///   delivered yet (``Store/pollExternalChanges()`` delivers it).
     public var fetchedObjects: [Object] {
         get throws(StoreError) {
-            guard let engine else { return [] }
-            let expected = windowTracker.map { $0.shown.reduce(0) { $0 + $1.items.count } } ?? engine.count
-            let rows = windowTracker.map { $0.shown.flatMap(\.items).compactMap(engine.row(forKey:)) } ?? engine.rows
+            guard hasFetched else { return [] }
+            let expected = windowTracker.map { $0.shown.reduce(0) { $0 + $1.items.count } } ?? engine?.count ?? 0
+            let rows = windowTracker.map { $0.shown.flatMap(\.items).compactMap { row(forKey: $0, in: engine) } } ?? engine?.rows ?? []
             guard rows.count == expected else {
                 throw .database(DatabaseError(code: .error, message: "\(expected - rows.count) of the \(expected) \(query.entity.name) objects in the results could not be read"))
             }
@@ -46,21 +47,21 @@ extension ResultsController {
     /// The number of objects in the results (in the window, when there is one); 0 before
     /// ``performFetch()``. The whole results' count is ``counts``.
     public var numberOfObjects: Int {
-        if let shown = windowTracker?.shown, engine != nil { return shown.reduce(0) { $0 + $1.items.count } }
+        if let shown = windowTracker?.shown, hasFetched { return shown.reduce(0) { $0 + $1.items.count } }
         return engine?.count ?? 0
     }
 
     /// The number of sections (that the window's rows fall in, when there is one); 0
     /// before ``performFetch()``.
     public var numberOfSections: Int {
-        if let shown = windowTracker?.shown, engine != nil { return shown.count }
+        if let shown = windowTracker?.shown, hasFetched { return shown.count }
         return engine?.numberOfSections ?? 0
     }
 
     /// The number of objects in section `section` (of the window, when there is one), or
     /// 0 when there is no such section. O(log n).
     public func numberOfObjects(inSection section: Int) -> Int {
-        if let shown = windowTracker?.shown, engine != nil { return shown.indices.contains(section) ? shown[section].items.count : 0 }
+        if let shown = windowTracker?.shown, hasFetched { return shown.indices.contains(section) ? shown[section].items.count : 0 }
         guard let engine, section >= 0, section < engine.numberOfSections else { return 0 }
         return engine.sectionRange(section).count
     }
@@ -70,9 +71,9 @@ extension ResultsController {
     /// read, which the delegate hears, or a delete by another connection not delivered
     /// yet). O(log n).
     public func object(at indexPath: IndexPath) -> Object? {
-        if let shown = windowTracker?.shown, let engine {
+        if let shown = windowTracker?.shown, hasFetched {
             guard shown.indices.contains(indexPath.section), shown[indexPath.section].items.indices.contains(indexPath.item),
-                  let values = engine.row(forKey: shown[indexPath.section].items[indexPath.item]) else { return nil }
+                  let values = row(forKey: shown[indexPath.section].items[indexPath.item], in: engine) else { return nil }
             return Object(entity: query.entity, values: values)
         }
         guard let engine, indexPath.section >= 0, indexPath.section < engine.numberOfSections else { return nil }
@@ -87,7 +88,7 @@ extension ResultsController {
     ///
     /// - Complexity: O(log n); O(the window's size) with a window.
     public func indexPath(for key: Value) -> IndexPath? {
-        if let shown = windowTracker?.shown, engine != nil {
+        if let shown = windowTracker?.shown, hasFetched {
             for (section, rows) in shown.enumerated() {
                 if let item = rows.items.firstIndex(of: key) { return IndexPath(item: item, section: section) }
             }
@@ -99,15 +100,18 @@ extension ResultsController {
     /// The results (the window's rows, when there is one) as sections of keys: what the
     /// change callbacks turn the previous snapshot into. O(n).
     public var snapshot: [ListSection<Value, Value>] {
-        guard let engine else { return [] }
-        return shownSnapshot(of: engine)
+        shownNow
     }
 
     /// The rank of the object with this key in the whole results (counted from 0 over all
     /// sections, whatever the window shows), or nil when it is not in them: what an offset
-    /// window moves to in order to keep a row on screen. O(log n).
+    /// window moves to in order to keep a row on screen. O(log n). For a window opened cold
+    /// that has not loaded the whole results (``loadResults()``), only the window's rows
+    /// have a rank.
     public func rank(of key: Value) -> Int? {
-        engine?.rank(ofKey: key)
+        if let engine { return engine.rank(ofKey: key) }
+        guard let tracker = windowTracker, coldWindow != nil else { return nil }
+        return tracker.shown.flatMap(\.items).firstIndex(of: key).map { tracker.ranks.lowerBound + $0 }
     }
 
     /// Where to keep the user's place after a change (``ScrollPosition``): the row with

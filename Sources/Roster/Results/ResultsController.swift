@@ -29,7 +29,7 @@ public final class ResultsController: LiveQueryRequest {
     /// The last group of changes reported, as events; nil before the first change.
     public internal(set) var lastChange: ChangeGroup<Value, Value>?
     /// Whether ``performFetch()`` has run.
-    public var hasFetched: Bool { engine != nil }
+    public var hasFetched: Bool { engine != nil || coldWindow != nil }
     /// Set while ``performFetch()`` runs: changes delivered first are in the new results.
     private var isFetching = false
     /// The window over the results that the delegate and the accessors show, with its
@@ -42,8 +42,11 @@ public final class ResultsController: LiveQueryRequest {
     /// The change-log position of the results the delegate last saw (``resumeToken()``).
     private var resultsPosition: Int64 = 0
 
-    /// The results; nil until ``performFetch()`` loads them.
+    /// The results; nil until ``performFetch()`` loads them, and while a window opened
+    /// cold holds only its rows (``coldWindow``).
     var engine: (any ResultsEngine)?
+    /// A window opened cold: its rows, until the whole results are loaded.
+    var coldWindow: ColdWindow?
     /// The request, bound to the entity as the store defines it.
     private(set) var query: BoundQuery
     /// Edits the user already made on screen, for the next change.
@@ -76,7 +79,7 @@ public final class ResultsController: LiveQueryRequest {
     }
 
     /// A new engine holding the query's committed results, read straight from the store.
-    private func fetchEngine(query: BoundQuery) throws(StoreError) -> any ResultsEngine {
+    func fetchEngine(query: BoundQuery) throws(StoreError) -> any ResultsEngine {
         switch engineKind {
         case .incremental:
             return IncrementalResults(query: query, scan: try store.orderedScan(query), loader: loader(entity: query.entity))
@@ -117,12 +120,37 @@ public final class ResultsController: LiveQueryRequest {
     /// The results show the entity's attributes as the store defines them when this runs;
     /// attributes added later appear after the next `performFetch()`.
     ///
-    /// - Throws: ``StoreError/database(_:)`` when the query fails.
+    /// With a window set before the first fetch, only the window's rows are read: the
+    /// first window is there at once, at any size, and the whole results follow at the
+    /// first commit that touches the entity or at ``loadResults()`` (see ``counts``).
+    ///
+    /// - Throws: ``StoreError/database(_:)`` when the query fails;
+    ///   ``StoreError/Code/invalidWindow`` when the window's anchor is not in the results.
     public func performFetch() throws(StoreError) {
         isFetching = true
         defer { isFetching = false }
         // Bound again: the entity may have gained attributes since the controller was made.
         let query = try store.bind(request)
+        if !hasFetched, engineKind == .incremental, let window = windowTracker?.window {
+            let (opened, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+                (try readColdWindow(window, query: query), store.storage.changeLogPosition)
+            }
+            guard let opened else {
+                guard case let .anchored(key, _, _) = window else { return }
+                throw .invalidWindow("the window's anchor \(query.entity.name) \(key) is not in the live query's results", key: key)
+            }
+            store.addObserver(self)
+            self.query = query
+            coldWindow = opened
+            windowTracker = opened.tracker
+            countsSeen = nil
+            resultsPosition = position
+            return
+        }
+        if coldWindow != nil {
+            try loadResults()
+            return
+        }
         let (fetched, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
             (try fetchEngine(query: query), store.storage.changeLogPosition)
         }
@@ -147,9 +175,14 @@ public final class ResultsController: LiveQueryRequest {
     /// - Throws: ``StoreError`` before ``performFetch()``, or when the store cannot say
     ///   its identifier (a file opened read-only that no writer ever opened).
     public func resumeToken() throws(StoreError) -> ResumeToken {
-        guard let engine else { throw .invalidResumeToken("a live query saves a resume token once performFetch() has loaded its results") }
+        guard hasFetched else { throw .invalidResumeToken("a live query saves a resume token once performFetch() has loaded its results") }
         return ResumeToken(store: try store.storage.storeIdentifier(), request: ResumeToken.fingerprint(of: request), position: resultsPosition,
-                           window: window, firstRank: windowTracker?.ranks.lowerBound ?? 0, sections: pendingResync?.seen ?? shownSnapshot(of: engine))
+                           window: window, firstRank: windowTracker?.ranks.lowerBound ?? 0, sections: pendingResync?.seen ?? shownNow)
+    }
+
+    /// What the delegate last saw: the window's rows, or the whole results.
+    var shownNow: [ListSection<Value, Value>] {
+        windowTracker?.shown ?? engine?.snapshot ?? []
     }
 
     /// Loads the results as ``performFetch()`` does, takes the token's window, and tells
@@ -173,6 +206,31 @@ public final class ResultsController: LiveQueryRequest {
         isFetching = true
         defer { isFetching = false }
         let query = try store.bind(request)
+        if !hasFetched, engineKind == .incremental, let window = token.window {
+            // The window alone, when its anchor is still there; else the whole results,
+            // whose order finds the anchor's nearest neighbour.
+            let (opened, changes, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+                (try readColdWindow(window, query: query), try store.storage.changes(of: query.entity, since: token.position), store.storage.changeLogPosition)
+            }
+            if let opened {
+                store.addObserver(self)
+                self.query = query
+                coldWindow = opened
+                windowTracker = opened.tracker
+                countsSeen = nil
+                let touched = changes.rows(of: query.entity)
+                let resync = changes.resync
+                let keyIndex = query.entity.keyIndex
+                let attributeCount = query.entity.attributes.count
+                let (change, start) = QueryChange.diff(
+                    from: token.sections, to: opened.tracker.shown, resync: resync,
+                    isUpdated: { resync != nil || (touched[$0]?.isChanged ?? false) },
+                    removedRow: { key in touched[key]?.before ?? (0..<attributeCount).map { $0 == keyIndex ? key : .null } })
+                windowTracker?.shown = token.sections
+                resultsPosition = report(change, in: nil, from: start, touched: touched, shown: opened.tracker.shown) ? position : token.position
+                return
+            }
+        }
         let (fetched, changes, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
             (try fetchEngine(query: query), try store.storage.changes(of: query.entity, since: token.position), store.storage.changeLogPosition)
         }
@@ -211,6 +269,8 @@ public final class ResultsController: LiveQueryRequest {
     /// - Complexity: O(log *n* + the windows' sizes).
     public func setWindow(_ window: ResultsWindow?) throws(StoreError) {
         try window?.validate()
+        // Moving a window opened cold places it over the whole results.
+        if coldWindow != nil { try loadResults() }
         guard let engine else {
             windowTracker = window.map { WindowTracker($0) }
             return
@@ -239,10 +299,12 @@ public final class ResultsController: LiveQueryRequest {
         report(change, in: engine, from: start, shown: windowTracker == nil ? nil : now)
     }
 
-    /// The whole results' counts, whatever the window shows. O(sections).
-    public var counts: ResultsCounts {
-        guard let engine else { return ResultsCounts(total: 0, sections: []) }
-        return Self.counts(of: engine)
+    /// The whole results' counts, whatever the window shows; nil before ``performFetch()``,
+    /// and while a window opened cold has not loaded the whole results (the first commit
+    /// that touches the entity, or ``loadResults()``, does; the delegate then hears
+    /// ``ResultsControllerDelegate/controller(_:didChangeCounts:)``). O(sections).
+    public var counts: ResultsCounts? {
+        engine.map(Self.counts(of:))
     }
 
     private static func counts(of engine: any ResultsEngine) -> ResultsCounts {
@@ -262,6 +324,7 @@ public final class ResultsController: LiveQueryRequest {
             throw .schema(SchemaError("a controller cannot switch from entity '\(self.request.entityName)' to '\(request.entityName)'"))
         }
         let query = try store.bind(request)
+        if coldWindow != nil { try loadResults() }
         guard let engine else {
             self.request = request
             self.query = query
@@ -306,7 +369,7 @@ public final class ResultsController: LiveQueryRequest {
     }
 
     /// Tells the delegate the whole results' counts when they differ from what it last heard.
-    private func reportCounts(of engine: any ResultsEngine) {
+    func reportCounts(of engine: any ResultsEngine) {
         let counts = Self.counts(of: engine)
         guard counts != countsSeen else { return }
         countsSeen = counts
@@ -342,8 +405,12 @@ extension ResultsController: StoreObserver {
     /// It runs inside the store's delivery, whose read transaction sees exactly the state
     /// the changes lead to: a re-fetch here reads that state and nothing newer.
     func storeDidCommit(_ changes: CommittedChanges) {
-        guard engine != nil, !isFetching else { return }
-        apply(changes)
+        guard hasFetched, !isFetching else { return }
+        if coldWindow != nil {
+            applyToColdWindow(changes)
+        } else {
+            apply(changes)
+        }
         // The results are at the delivery's position unless it failed (they stay behind it).
         if pendingResync == nil { resultsPosition = changes.through }
     }
@@ -381,9 +448,9 @@ extension ResultsController: StoreObserver {
     }
 
     func storeDidFailToDeliver(_ error: StoreError, mustResync: Bool) {
-        guard let engine else { return }
+        guard hasFetched else { return }
         if mustResync {
-            fail(error, seen: shownSnapshot(of: engine), reason: .schemaChanged)
+            fail(error, seen: shownNow, reason: .schemaChanged)
         } else {
             delegate?.controller(self, didFailWith: error)
         }
@@ -408,7 +475,7 @@ extension ResultsController: StoreObserver {
 
     /// A read failed: the delegate keeps the results it last saw, hears the error, and
     /// the next delivery re-fetches (``ResyncReason/readFailed`` unless a reason is given).
-    private func fail(_ error: StoreError, seen: [ListSection<Value, Value>], reason: ResyncReason = .readFailed) {
+    func fail(_ error: StoreError, seen: [ListSection<Value, Value>], reason: ResyncReason = .readFailed) {
         pendingResync = (pendingResync?.reason ?? reason, pendingResync?.seen ?? seen)
         // The next poll delivers again even if nothing else is committed.
         store.hasFailedDelivery = true
@@ -487,6 +554,12 @@ extension ResultsController: StoreObserver {
         report(change, in: engine, from: start)
     }
 
+    /// A whole row by key: from the engine, or from a window opened cold.
+    func row(forKey key: Value, in engine: (any ResultsEngine)?) -> [Value]? {
+        if let engine { return engine.row(forKey: key) }
+        return coldWindow?.rows[key]
+    }
+
     /// Tells the delegate about a change, once every object it names has been read whole.
     ///
     /// - Parameters:
@@ -500,7 +573,7 @@ extension ResultsController: StoreObserver {
     /// - Returns: whether the delegate was told (or there was nothing to tell); false when
     ///   an object could not be read and the next delivery resyncs instead.
     @discardableResult
-    func report(_ change: QueryChange?, in engine: any ResultsEngine, from old: [ListSection<Value, Value>]?,
+    func report(_ change: QueryChange?, in engine: (any ResultsEngine)?, from old: [ListSection<Value, Value>]?,
                 touched: [Value: TouchedRow] = [:], shown: [ListSection<Value, Value>]? = nil) -> Bool {
         guard let change else {
             if let shown { windowTracker?.shown = shown }
@@ -512,13 +585,13 @@ extension ResultsController: StoreObserver {
         for object in group.objectChanges {
             let values = object.type == .delete
                 ? change.removedRows[object.item]
-                : touched[object.item]?.after ?? engine.row(forKey: object.item)
+                : touched[object.item]?.after ?? row(forKey: object.item, in: engine)
             guard let values, values.count == query.entity.attributes.count else {
                 // The delegate never sees a row it cannot be given whole: it keeps the
                 // results it had, and the next delivery re-fetches and resyncs.
-                let seen = old ?? (try? group.unapply(to: engine.snapshot))
+                let seen = old ?? (try? group.unapply(to: engine?.snapshot ?? []))
                 fail(.database(DatabaseError(code: .error, message: "could not read \(query.entity.name) \(object.item) to report its \(object.type)")),
-                     seen: seen ?? engine.snapshot)
+                     seen: seen ?? engine?.snapshot ?? [])
                 return false
             }
             objects.append(Object(entity: query.entity, values: values))
@@ -527,7 +600,7 @@ extension ResultsController: StoreObserver {
         if let shown { windowTracker?.shown = shown }
         delegate?.receive(group, resync: change.resync, from: self, sectionCount: { section in
             if section.type == .delete { return change.oldSectionCounts[section.index] ?? 0 }
-            return shown?[section.index].items.count ?? engine.sectionRange(section.index).count
+            return shown?[section.index].items.count ?? engine?.sectionRange(section.index).count ?? 0
         }, object: { position, _ in objects[position] })
         return true
     }

@@ -15,6 +15,32 @@ extension SQLiteStorage {
         }
     }
 
+    func committedRows(_ query: BoundQuery, ranks: Range<Int>) throws(StoreError) -> [[Value]] {
+        do {
+            let statement = try reader.prepare(query.windowSQL)
+            try statement.bind(query.predicate.arguments + [.integer(Int64(ranks.count)), .integer(Int64(ranks.lowerBound))])
+            var rows: [[Value]] = []
+            let attributes = query.entity.attributes
+            while try statement.step() {
+                rows.append(attributes.indices.map { statement.column($0, as: attributes[$0].type) })
+            }
+            return rows
+        } catch {
+            throw .database(error)
+        }
+    }
+
+    func committedRank(of row: [Value], in query: BoundQuery) throws(StoreError) -> Int {
+        do {
+            let statement = try reader.prepare(query.rankSQL)
+            try statement.bind(query.predicate.arguments + query.sort.sortKey(of: row))
+            guard try statement.step(), case let .integer(count) = statement.column(0) else { return 0 }
+            return Int(clamping: count)
+        } catch {
+            throw .database(error)
+        }
+    }
+
     func committedRows(of entity: Entity, keys: [Value]) throws(StoreError) -> [Value: [Value]] {
         let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         var rows: [Value: [Value]] = [:]

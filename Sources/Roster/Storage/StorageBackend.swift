@@ -64,6 +64,13 @@ protocol StorageBackend: AnyObject {
 
     /// The committed rows a query selects, in order (an open transaction is not seen).
     func committedRows(_ query: BoundQuery) throws(StoreError) -> [[Value]]
+    /// The committed rows of a range of ranks of a query's results, in order: a window
+    /// read without the rest (an index on the sort serves it; the rows before are stepped
+    /// over, not read).
+    func committedRows(_ query: BoundQuery, ranks: Range<Int>) throws(StoreError) -> [[Value]]
+    /// How many of a query's committed results sort before `row` (a row of the entity):
+    /// its rank, when it is one of them.
+    func committedRank(of row: [Value], in query: BoundQuery) throws(StoreError) -> Int
     /// The committed rows of these keys, those that exist.
     func committedRows(of entity: Entity, keys: [Value]) throws(StoreError) -> [Value: [Value]]
     /// The keys and sort values of a query's committed results, in order.

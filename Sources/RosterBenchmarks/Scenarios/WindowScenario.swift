@@ -9,6 +9,8 @@ import Roster
 ///   built, the window's counts event included), next to the same commits to a live query
 ///   over the whole results, measured the same way in the same run;
 /// - moving the window by one screen (100 rows) down and back: `setWindow` → returned;
+/// - opening a window cold (set before `performFetch`, which then reads the window's rows
+///   alone) against a whole `performFetch` (in the re-fetch column);
 /// - resuming from a token after another connection changed 1,000 rows:
 ///   `performFetch(resumingFrom:)` → returned (the change group included);
 /// - after every commit the window must equal the re-fetched slice (`mismatches`).
@@ -114,7 +116,32 @@ enum WindowScenario {
             try fixture.store.pollExternalChanges()
         }
 
-        for (name, label, roster, base) in [("whole_results", "one-row, whole results", whole, Durations()),
+        reporter.progress("window N=\(size): cold opens")
+        var coldOffset = Durations()
+        var coldAnchored = Durations()
+        var wholeFetch = Durations()
+        for round in 0..<5 {
+            let offsetWindow = try ResultsController(store: fixture.store, request: PostFixture.request)
+            try offsetWindow.setWindow(.offset(offset + round, length: length))
+            coldOffset.append(try MonotonicClock.measure { try offsetWindow.performFetch() }.nanoseconds)
+            refetch.offset = offset + round
+            if try Self.keys(offsetWindow.snapshot) != refetch.refresh().snapshot {
+                reporter.mismatch(.window, size: size, "cold open #\(round): the window differs from the re-fetched one")
+            }
+            let anchor = offsetWindow.snapshot.first?.items.first ?? .null
+            let anchored = try ResultsController(store: fixture.store, request: PostFixture.request)
+            try anchored.setWindow(.anchored(key: anchor, before: 0, after: length - 1))
+            coldAnchored.append(try MonotonicClock.measure { try anchored.performFetch() }.nanoseconds)
+            if anchored.snapshot != offsetWindow.snapshot {
+                reporter.mismatch(.window, size: size, "cold open #\(round): the anchored window differs from the offset one")
+            }
+            let full = try ResultsController(store: fixture.store, request: PostFixture.request)
+            wholeFetch.append(try MonotonicClock.measure { try full.performFetch() }.nanoseconds)
+        }
+
+        for (name, label, roster, base) in [("cold_open_offset", "cold open, offset", coldOffset, wholeFetch),
+                                            ("cold_open_anchored", "cold open, anchored", coldAnchored, wholeFetch),
+                                            ("whole_results", "one-row, whole results", whole, Durations()),
                                             ("window_commit", "one-row, window", windowed, baseline),
                                             ("window_move", "move one screen", moves, moveBaseline),
                                             ("resume", "resume, 1,000 changes", resumes, resumeBaseline)] {

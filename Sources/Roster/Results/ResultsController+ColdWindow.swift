@@ -1,0 +1,95 @@
+import RosterUpdates
+
+/// A window opened cold: its rows read alone, the whole results loaded at the first need.
+///
+/// ``performFetch()`` on a controller whose window is set (``setWindow(_:)`` before the
+/// first fetch) reads only the window's rows (`ORDER BY … LIMIT … OFFSET …`, and for an
+/// anchored window a count of the rows before its anchor), which an index that serves the
+/// sort makes cheap at any size. The whole results, which the engine needs to place the
+/// window after a change, are loaded by the first delivery that touches the entity (in
+/// that delivery's read, so that no change is lost: the window's change is the diff of
+/// the rows it showed with the rows it shows, updates from the commit's rows), or by
+/// ``ResultsController/loadResults()``. Until then ``ResultsController/counts`` is nil;
+/// the delegate hears them when they are loaded.
+extension ResultsController {
+    /// The window's rows, read alone at the cursor: where the window stands, its rows as
+    /// sections, and each row by key.
+    struct ColdWindow {
+        var tracker: WindowTracker
+        var rows: [Value: [Value]]
+    }
+
+    /// Reads the rows `window` shows over `query`'s committed results, without the rest.
+    /// Call it in a read at the cursor.
+    ///
+    /// - Returns: nil for an anchored window whose anchor is not in the results.
+    func readColdWindow(_ window: ResultsWindow, query: BoundQuery) throws(StoreError) -> ColdWindow? {
+        let ranks: Range<Int>
+        switch window {
+        case let .offset(offset, length):
+            ranks = offset..<(offset + min(length, Int.max - offset))
+        case let .anchored(key, before, after):
+            guard let row = try store.fetchCommittedRows(query.entity, keys: [key])[key], query.predicate.evaluate(row) else { return nil }
+            let rank = try store.committedRank(of: row, in: query)
+            ranks = (before >= rank ? 0 : rank - before)..<(rank + 1 + min(after, Int.max - rank - 1))
+        }
+        let rows = try store.fetchCommittedRows(query, ranks: ranks)
+        let sections = ListSection.grouping(rows.lazy.map { (key: query.key(of: $0), section: query.sectionName(of: $0)) })
+        var tracker = WindowTracker(window, placedKeys: rows.map(query.key(of:)), firstRank: ranks.lowerBound)
+        tracker.shown = sections
+        return ColdWindow(tracker: tracker, rows: Dictionary(rows.lazy.map { (query.key(of: $0), $0) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    /// Loads the whole results of a window opened cold now, rather than at the first commit
+    /// that touches the entity; then ``counts`` are known (the delegate hears them). Does
+    /// nothing for a controller that holds its whole results already.
+    ///
+    /// - Throws: ``StoreError`` when the read fails; the window stays as it was.
+    public func loadResults() throws(StoreError) {
+        guard coldWindow != nil else { return }
+        let query = self.query
+        let fetched = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in try fetchEngine(query: query) }
+        // Reading at the cursor may have delivered commits, which loaded the results.
+        guard coldWindow != nil else { return }
+        adoptWholeResults(fetched, touched: [:], resync: nil)
+    }
+
+    /// Takes the whole results in place of a cold window's rows, and tells the delegate
+    /// how the window changed from what it showed (nothing, when `fetched` is the state the
+    /// window was read at) and the counts, now known.
+    func adoptWholeResults(_ fetched: any ResultsEngine, touched: [Value: TouchedRow], resync: ResyncReason?) {
+        guard let cold = coldWindow, var tracker = windowTracker else { return }
+        let seen = pendingResync?.seen ?? tracker.shown
+        let edits = pendingUserEdits
+        pendingUserEdits = []
+        engine = fetched
+        coldWindow = nil
+        pendingResync = nil
+        tracker.shown = seen
+        let now = tracker.place(in: fetched)
+        windowTracker = tracker
+        let (change, start) = QueryChange.diff(
+            from: seen, editedBy: edits, to: now, resync: resync, isUpdated: { resync != nil || (touched[$0]?.isChanged ?? false) },
+            removedRow: { touched[$0]?.before ?? cold.rows[$0] ?? fetched.row(forKey: $0) })
+        guard report(change, in: fetched, from: start, touched: touched, shown: now) else { return }
+        reportCounts(of: fetched)
+    }
+
+    /// A delivery to a window opened cold: when it touches the entity (or a resync or the
+    /// user's edits are due), the whole results are read in the delivery and taken.
+    func applyToColdWindow(_ changes: CommittedChanges) {
+        let touched = changes.rows(of: query.entity)
+        let resync = pendingResync?.reason ?? changes.resync
+        guard !touched.isEmpty || !pendingUserEdits.isEmpty || resync != nil else { return }
+        let fetched: any ResultsEngine
+        do {
+            fetched = try fetchEngine(query: query)
+        } catch {
+            let seen = pendingResync?.seen ?? windowTracker?.shown ?? []
+            fail(error, seen: UserEdit.apply(pendingUserEdits, to: seen))
+            pendingUserEdits = []
+            return
+        }
+        adoptWholeResults(fetched, touched: touched, resync: resync)
+    }
+}
