@@ -289,3 +289,31 @@ struct WindowRefetchTests {
         #expect(controller.snapshot == sections([(.null, ["p4", "p6", "p7"])]))
     }
 }
+
+@Suite("Indexes that serve a window")
+struct SortIndexTests {
+    @Test func theStoreSaysWhetherAnIndexServesTheOrderAndCreatesOneWhenAsked() throws {
+        let store = try postStore()
+        try store.write {
+            for rank in 1...50 { try store.insert("Post", ["id": .string("p\(rank)"), "day": .string("d\(rank % 3)"), "rank": .integer(Int64(rank % 7))]) }
+        }
+        let request = FetchRequest(entity: "Post", sortKeys: [SortKey("day", ascending: false), SortKey("rank")], sectionAttribute: "day")
+        #expect(try store.hasIndex(serving: request) == false)
+        let before = try ResultsController(store: store, request: request)
+        try before.setWindow(.offset(20, length: 10))
+        try before.performFetch()
+        try store.createIndex(serving: request)
+        try store.createIndex(serving: request)
+        #expect(try store.hasIndex(serving: request))
+        let after = try ResultsController(store: store, request: request)
+        try after.setWindow(.offset(20, length: 10))
+        try after.performFetch()
+        #expect(after.snapshot == before.snapshot && after.snapshot.flatMap(\.items).count == 10)
+        // Ordered by key alone, the primary key serves it.
+        #expect(try store.hasIndex(serving: FetchRequest(entity: "Post")))
+        try store.beginTransaction()
+        let error = #expect(throws: StoreError.self) { try store.createIndex(serving: FetchRequest(entity: "Post", sortKeys: [SortKey("title")])) }
+        #expect(error?.code == .transaction)
+        try store.rollback()
+    }
+}

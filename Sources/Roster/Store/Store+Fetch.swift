@@ -24,4 +24,24 @@ extension Store {
     func orderedScan(_ query: BoundQuery) throws(StoreError) -> OrderedScan {
         try storage.orderedScan(query)
     }
+
+    /// Whether an index serves the request's order: then a window over its results
+    /// (``ResultsWindow``) opens without sorting every row, and its first window reads only
+    /// about as many index entries as the rows before it. Without one, SQLite sorts the
+    /// whole results to find the window (it still reads only the window's whole rows).
+    ///
+    /// - Throws: ``StoreError`` when the request does not fit the store.
+    public func hasIndex(serving request: FetchRequest) throws(StoreError) -> Bool {
+        try storage.hasIndex(serving: bind(request))
+    }
+
+    /// Creates an index that serves the request's order (its sort keys with their
+    /// directions, the section attribute first, then the key), unless it exists. A store
+    /// never creates one unasked: an index costs every write.
+    ///
+    /// - Throws: ``StoreError`` when the request does not fit the store, or inside a
+    ///   transaction (``StoreError/Code/transaction``).
+    public func createIndex(serving request: FetchRequest) throws(StoreError) {
+        try storage.createIndex(serving: bind(request))
+    }
 }
