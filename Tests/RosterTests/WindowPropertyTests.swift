@@ -93,7 +93,7 @@ struct WindowPropertyTests {
         case 1, 2, 3:
             return .offset(Int.random(in: 0...(total + 3), using: &random), length: Int.random(in: 0...12, using: &random))
         default:
-            let rows = controller.hasFetched ? (try? fullSnapshot(controller, world: world).flatMap(\.items)) ?? [] : []
+            let rows = (try? fullSnapshot(controller, world: world).flatMap(\.items)) ?? []
             guard let anchor = rows.randomElement(using: &random) else { return .offset(0, length: 5) }
             return .anchored(key: anchor, before: Int.random(in: 0...6, using: &random), after: Int.random(in: 0...6, using: &random))
         }

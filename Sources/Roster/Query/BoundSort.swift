@@ -52,27 +52,36 @@ package struct BoundSort: Sendable, Hashable {
             .joined(separator: ", ")
     }
 
-    /// A condition true of the rows that sort before a given row, in ``orderBySQL``'s
-    /// order: parameters `?first` to `?(first + k - 1)` are that row's sort values, in sort
-    /// order (``sortKey(of:)``). Nulls sort first ascending and last descending, as in
-    /// `ORDER BY`; text compares by bytes.
-    ///
-    /// `(a < ?1) OR (a IS ?1 AND b < ?2) OR …`, each comparison null-aware.
-    package func beforeSQL(firstParameter first: Int) -> String {
-        var terms: [String] = []
-        for (position, descriptor) in descriptors.enumerated() {
-            var parts: [String] = []
-            for earlier in 0..<position {
-                parts.append("\(Identifier.quoted(descriptors[earlier].attribute)) IS ?\(first + earlier) COLLATE BINARY")
-            }
+    /// Conditions that together select the rows sorting before a row with these sort
+    /// values (``sortKey(of:)``), in ``orderBySQL``'s order, as disjoint ranges an index on
+    /// the sort serves one by one: for each sort key, the rows equal on the keys before it
+    /// and before on it. Nulls sort first ascending and last descending, as in `ORDER BY`;
+    /// text compares by bytes. Each condition comes with the values its `?`s take, in order.
+    package func beforeRanges(of sortValues: [Value]) -> [(sql: String, values: [Value])] {
+        var ranges: [(sql: String, values: [Value])] = []
+        var prefix: [String] = []
+        var prefixValues: [Value] = []
+        for (position, descriptor) in descriptors.enumerated() where position < sortValues.count {
             let column = Identifier.quoted(descriptor.attribute)
-            let value = "?\(first + position)"
-            parts.append(descriptor.ascending
-                ? "((\(column) IS NULL AND \(value) IS NOT NULL) OR \(column) < \(value) COLLATE BINARY)"
-                : "((\(value) IS NULL AND \(column) IS NOT NULL) OR \(column) > \(value) COLLATE BINARY)")
-            terms.append("(" + parts.joined(separator: " AND ") + ")")
+            let value = sortValues[position]
+            var strict: [(String, [Value])] = []
+            switch (descriptor.ascending, value.isNull) {
+            case (true, true): break
+            case (true, false): strict = [("\(column) IS NULL", []), ("\(column) < ? COLLATE BINARY", [value])]
+            case (false, true): strict = [("\(column) IS NOT NULL", [])]
+            case (false, false): strict = [("\(column) > ? COLLATE BINARY", [value])]
+            }
+            for (condition, values) in strict {
+                ranges.append(((prefix + [condition]).joined(separator: " AND "), prefixValues + values))
+            }
+            if value.isNull {
+                prefix.append("\(column) IS NULL")
+            } else {
+                prefix.append("\(column) = ? COLLATE BINARY")
+                prefixValues.append(value)
+            }
         }
-        return "(" + terms.joined(separator: " OR ") + ")"
+        return ranges
     }
 
     /// Compares two rows of the entity (values in attribute order): -1, 0 or 1.

@@ -86,11 +86,13 @@ struct BoundQuery: Sendable {
     /// `selectSQL` for `?` rows from the `?`-th: a window's rows (parameters after the predicate's).
     var windowSQL: String { selectSQL + " LIMIT ? OFFSET ?" }
 
-    /// `SELECT count(*)` of the results that sort before a row whose sort values are bound
-    /// after the predicate's arguments (``BoundSort/beforeSQL(firstParameter:)``): that
-    /// row's rank.
-    var rankSQL: String {
-        "SELECT count(*) FROM \(Identifier.quoted(entity.name)) WHERE (\(predicate.sql)) AND \(sort.beforeSQL(firstParameter: predicate.arguments.count + 1))"
+    /// `SELECT count(*)` statements whose counts add up to the number of results that sort
+    /// before a row with these sort values (its rank), each with its values to bind after
+    /// the predicate's arguments (``BoundSort/beforeRanges(of:)``).
+    func rankCounts(before sortValues: [Value]) -> [(sql: String, values: [Value])] {
+        sort.beforeRanges(of: sortValues).map { range in
+            ("SELECT count(*) FROM \(Identifier.quoted(entity.name)) WHERE (\(predicate.sql)) AND \(range.sql)", range.values)
+        }
     }
 
     /// The section name of a row: its section attribute's value, or null without sections.

@@ -32,10 +32,13 @@ extension SQLiteStorage {
 
     func committedRank(of row: [Value], in query: BoundQuery) throws(StoreError) -> Int {
         do {
-            let statement = try reader.prepare(query.rankSQL)
-            try statement.bind(query.predicate.arguments + query.sort.sortKey(of: row))
-            guard try statement.step(), case let .integer(count) = statement.column(0) else { return 0 }
-            return Int(clamping: count)
+            var rank = 0
+            for (sql, values) in query.rankCounts(before: query.sort.sortKey(of: row)) {
+                let statement = try reader.prepare(sql)
+                try statement.bind(query.predicate.arguments + values)
+                if try statement.step(), case let .integer(count) = statement.column(0) { rank = rank.addingReportingOverflow(Int(clamping: count)).partialValue }
+            }
+            return rank
         } catch {
             throw .database(error)
         }
