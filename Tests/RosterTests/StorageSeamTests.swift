@@ -55,10 +55,12 @@ private final class ForwardingBackend: StorageBackend {
     }
     func changesAtCursor() -> CommittedChanges { base.changesAtCursor() }
     var changeLogPosition: Int64 { base.changeLogPosition }
+    func committedNeighbours(of row: [Value], in query: BoundQuery, before: Int, after: Int) throws(StoreError) -> (above: [[Value]], below: [[Value]]) {
+        try base.committedNeighbours(of: row, in: query, before: before, after: after)
+    }
     func hasIndex(serving query: BoundQuery) throws(StoreError) -> Bool { try base.hasIndex(serving: query) }
     func createIndex(serving query: BoundQuery) throws(StoreError) { try base.createIndex(serving: query) }
     func committedRows(_ query: BoundQuery, ranks: Range<Int>) throws(StoreError) -> [[Value]] { try base.committedRows(query, ranks: ranks) }
-    func committedRank(of row: [Value], in query: BoundQuery) throws(StoreError) -> Int { try base.committedRank(of: row, in: query) }
     var changeLogRetention: ChangeLogRetention {
         get { base.changeLogRetention }
         set { base.changeLogRetention = newValue }

@@ -84,6 +84,45 @@ package struct BoundSort: Sendable, Hashable {
         return ranges
     }
 
+    /// Conditions that together select the rows sorting after a row with these sort
+    /// values, in ``orderBySQL``'s order, as disjoint ranges an index on the sort serves
+    /// one by one (the mirror of ``beforeRanges(of:)``), each with its values.
+    package func afterRanges(of sortValues: [Value]) -> [(sql: String, values: [Value])] {
+        var ranges: [(sql: String, values: [Value])] = []
+        for position in descriptors.indices.reversed() where position < sortValues.count {
+            var prefix: [String] = []
+            var prefixValues: [Value] = []
+            for earlier in 0..<position {
+                let column = Identifier.quoted(descriptors[earlier].attribute)
+                if sortValues[earlier].isNull {
+                    prefix.append("\(column) IS NULL")
+                } else {
+                    prefix.append("\(column) = ? COLLATE BINARY")
+                    prefixValues.append(sortValues[earlier])
+                }
+            }
+            let column = Identifier.quoted(descriptors[position].attribute)
+            let value = sortValues[position]
+            var strict: [(String, [Value])] = []
+            switch (descriptors[position].ascending, value.isNull) {
+            case (true, true): strict = [("\(column) IS NOT NULL", [])]
+            case (true, false): strict = [("\(column) > ? COLLATE BINARY", [value])]
+            case (false, true): break
+            case (false, false): strict = [("\(column) < ? COLLATE BINARY", [value]), ("\(column) IS NULL", [])]
+            }
+            for (condition, values) in strict {
+                ranges.append(((prefix + [condition]).joined(separator: " AND "), prefixValues + values))
+            }
+        }
+        return ranges
+    }
+
+    /// ``orderBySQL`` backwards: the rows nearest a row first, going up.
+    package var reversedOrderBySQL: String {
+        descriptors.map { "\(Identifier.quoted($0.attribute)) COLLATE BINARY \($0.ascending ? "DESC" : "ASC")" }
+            .joined(separator: ", ")
+    }
+
     /// Compares two rows of the entity (values in attribute order): -1, 0 or 1.
     ///
     /// - Complexity: O(*k*) value comparisons for *k* sort keys.

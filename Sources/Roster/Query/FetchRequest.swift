@@ -86,12 +86,16 @@ struct BoundQuery: Sendable {
     /// `selectSQL` for `?` rows from the `?`-th: a window's rows (parameters after the predicate's).
     var windowSQL: String { selectSQL + " LIMIT ? OFFSET ?" }
 
-    /// `SELECT count(*)` statements whose counts add up to the number of results that sort
-    /// before a row with these sort values (its rank), each with its values to bind after
-    /// the predicate's arguments (``BoundSort/beforeRanges(of:)``).
-    func rankCounts(before sortValues: [Value]) -> [(sql: String, values: [Value])] {
-        sort.beforeRanges(of: sortValues).map { range in
-            ("SELECT count(*) FROM \(Identifier.quoted(entity.name)) WHERE (\(predicate.sql)) AND \(range.sql)", range.values)
+    /// `SELECT` statements for the rows next to a row with these sort values, each a range
+    /// an index serves: `after` gives those below it in order, the others those above it,
+    /// nearest first (each reads at most `?` rows, bound after its values).
+    func neighbourSelects(of sortValues: [Value], after: Bool) -> [(sql: String, values: [Value])] {
+        let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
+        let table = Identifier.quoted(entity.name)
+        let ranges = after ? sort.afterRanges(of: sortValues) : sort.beforeRanges(of: sortValues).reversed()
+        let order = after ? sort.orderBySQL : sort.reversedOrderBySQL
+        return ranges.map { range in
+            ("SELECT \(columns) FROM \(table) WHERE (\(predicate.sql)) AND \(range.sql) ORDER BY \(order) LIMIT ?", range.values)
         }
     }
 

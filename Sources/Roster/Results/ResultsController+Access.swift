@@ -105,13 +105,21 @@ extension ResultsController {
 
     /// The rank of the object with this key in the whole results (counted from 0 over all
     /// sections, whatever the window shows), or nil when it is not in them: what an offset
-    /// window moves to in order to keep a row on screen. O(log n). For a window opened cold
-    /// that has not loaded the whole results (``loadResults()``), only the window's rows
-    /// have a rank.
+    /// window moves to in order to keep a row on screen. O(log n). A window opened cold
+    /// loads the whole results first (``loadResults()``), unless it is an offset window
+    /// and the row is one of its rows; a failure to load reaches the delegate, and gives nil.
     public func rank(of key: Value) -> Int? {
-        if let engine { return engine.rank(ofKey: key) }
-        guard let tracker = windowTracker, coldWindow != nil else { return nil }
-        return tracker.shown.flatMap(\.items).firstIndex(of: key).map { tracker.ranks.lowerBound + $0 }
+        if let cold = coldWindow, let tracker = windowTracker, let firstRank = cold.firstRank,
+           let position = tracker.shown.flatMap(\.items).firstIndex(of: key) {
+            return firstRank + position
+        }
+        if coldWindow != nil {
+            do { try loadResults() } catch {
+                delegate?.controller(self, didFailWith: error)
+                return nil
+            }
+        }
+        return engine?.rank(ofKey: key)
     }
 
     /// Where to keep the user's place after a change (``ScrollPosition``): the row with

@@ -3,9 +3,10 @@ import RosterUpdates
 /// A window opened cold: its rows read alone, the whole results loaded at the first need.
 ///
 /// ``performFetch()`` on a controller whose window is set (``setWindow(_:)`` before the
-/// first fetch) reads only the window's rows (`ORDER BY … LIMIT … OFFSET …`, and for an
-/// anchored window a count of the rows before its anchor), which an index that serves the
-/// sort makes cheap at any size. The whole results, which the engine needs to place the
+/// first fetch) reads only the window's rows: an offset window with `ORDER BY … LIMIT …
+/// OFFSET …` (which steps over the rows before it in the index), an anchored window with
+/// a few range reads around its anchor (`ResultsController/readColdWindow(_:query:)`),
+/// which an index that serves the sort makes O(log n + window) at any size. The whole results, which the engine needs to place the
 /// window after a change, are loaded by the first delivery that touches the entity (in
 /// that delivery's read, so that no change is lost: the window's change is the diff of
 /// the rows it showed with the rows it shows, updates from the commit's rows), or by
@@ -17,6 +18,9 @@ extension ResultsController {
     struct ColdWindow {
         var tracker: WindowTracker
         var rows: [Value: [Value]]
+        /// The rank of the window's first row, when it was read (an offset window's); an
+        /// anchored window's is not, which would cost a count of every row above it.
+        var firstRank: Int?
     }
 
     /// Reads the rows `window` shows over `query`'s committed results, without the rest.
@@ -24,20 +28,25 @@ extension ResultsController {
     ///
     /// - Returns: nil for an anchored window whose anchor is not in the results.
     func readColdWindow(_ window: ResultsWindow, query: BoundQuery) throws(StoreError) -> ColdWindow? {
-        let ranks: Range<Int>
+        let rows: [[Value]]
+        let firstRank: Int?
         switch window {
         case let .offset(offset, length):
-            ranks = offset..<(offset + min(length, Int.max - offset))
+            rows = try store.fetchCommittedRows(query, ranks: offset..<(offset + min(length, Int.max - offset)))
+            firstRank = offset
         case let .anchored(key, before, after):
             guard let row = try store.fetchCommittedRows(query.entity, keys: [key])[key], query.predicate.evaluate(row) else { return nil }
-            let rank = try store.committedRank(of: row, in: query)
-            ranks = (before >= rank ? 0 : rank - before)..<(rank + 1 + min(after, Int.max - rank - 1))
+            let (above, below) = try store.committedNeighbours(of: row, in: query, before: before, after: after)
+            rows = above + [row] + below
+            firstRank = nil
         }
-        let rows = try store.fetchCommittedRows(query, ranks: ranks)
         let sections = ListSection.grouping(rows.lazy.map { (key: query.key(of: $0), section: query.sectionName(of: $0)) })
-        var tracker = WindowTracker(window, placedKeys: rows.map(query.key(of:)), firstRank: ranks.lowerBound)
+        // Without its rank, an anchored window whose every row leaves before the whole
+        // results are read is placed from the top (the rank only serves that case).
+        var tracker = WindowTracker(window, placedKeys: rows.map(query.key(of:)), firstRank: firstRank ?? 0)
         tracker.shown = sections
-        return ColdWindow(tracker: tracker, rows: Dictionary(rows.lazy.map { (query.key(of: $0), $0) }, uniquingKeysWith: { first, _ in first }))
+        return ColdWindow(tracker: tracker, rows: Dictionary(rows.lazy.map { (query.key(of: $0), $0) }, uniquingKeysWith: { first, _ in first }),
+                          firstRank: firstRank)
     }
 
     /// Loads the whole results of a window opened cold now, rather than at the first commit

@@ -30,18 +30,27 @@ extension SQLiteStorage {
         }
     }
 
-    func committedRank(of row: [Value], in query: BoundQuery) throws(StoreError) -> Int {
+    func committedNeighbours(of row: [Value], in query: BoundQuery, before: Int, after: Int) throws(StoreError) -> (above: [[Value]], below: [[Value]]) {
+        var above: [[Value]] = []
+        var below: [[Value]] = []
+        let attributes = query.entity.attributes
+        let sortValues = query.sort.sortKey(of: row)
         do {
-            var rank = 0
-            for (sql, values) in query.rankCounts(before: query.sort.sortKey(of: row)) {
-                let statement = try reader.prepare(sql)
-                try statement.bind(query.predicate.arguments + values)
-                if try statement.step(), case let .integer(count) = statement.column(0) { rank = rank.addingReportingOverflow(Int(clamping: count)).partialValue }
+            for (isAfter, limit) in [(false, before), (true, after)] {
+                var rows: [[Value]] = []
+                for (sql, values) in query.neighbourSelects(of: sortValues, after: isAfter) where rows.count < limit {
+                    let statement = try reader.prepare(sql)
+                    try statement.bind(query.predicate.arguments + values + [.integer(Int64(limit - rows.count))])
+                    while try statement.step() {
+                        rows.append(attributes.indices.map { statement.column($0, as: attributes[$0].type) })
+                    }
+                }
+                if isAfter { below = rows } else { above = rows.reversed() }
             }
-            return rank
         } catch {
             throw .database(error)
         }
+        return (above, below)
     }
 
     func committedRows(of entity: Entity, keys: [Value]) throws(StoreError) -> [Value: [Value]] {

@@ -68,15 +68,16 @@ protocol StorageBackend: AnyObject {
     /// read without the rest (an index on the sort serves it; the rows before are stepped
     /// over, not read).
     func committedRows(_ query: BoundQuery, ranks: Range<Int>) throws(StoreError) -> [[Value]]
-    /// How many of a query's committed results sort before `row` (a row of the entity):
-    /// its rank, when it is one of them.
-    func committedRank(of row: [Value], in query: BoundQuery) throws(StoreError) -> Int
     /// Whether an index gives a query's rows in its order, so that a window of them is
     /// read without sorting every row.
     func hasIndex(serving query: BoundQuery) throws(StoreError) -> Bool
     /// Creates an index that serves a query's order (the sort columns with their
     /// directions, then the key), unless there is one by that name; outside a transaction.
     func createIndex(serving query: BoundQuery) throws(StoreError)
+    /// Up to `before` committed results of a query just above `row` (one of them) and up
+    /// to `after` just below it, in order: an anchored window read without the rest (an
+    /// index on the sort serves each of the few ranges it reads).
+    func committedNeighbours(of row: [Value], in query: BoundQuery, before: Int, after: Int) throws(StoreError) -> (above: [[Value]], below: [[Value]])
     /// The committed rows of these keys, those that exist.
     func committedRows(of entity: Entity, keys: [Value]) throws(StoreError) -> [Value: [Value]]
     /// The keys and sort values of a query's committed results, in order.

@@ -15,9 +15,9 @@ extension Store {
         try storage.committedRows(query, ranks: ranks)
     }
 
-    /// How many of a query's committed results sort before `row`.
-    func committedRank(of row: [Value], in query: BoundQuery) throws(StoreError) -> Int {
-        try storage.committedRank(of: row, in: query)
+    /// Up to `before` committed results just above `row` and `after` just below it, in order.
+    func committedNeighbours(of row: [Value], in query: BoundQuery, before: Int, after: Int) throws(StoreError) -> (above: [[Value]], below: [[Value]]) {
+        try storage.committedNeighbours(of: row, in: query, before: before, after: after)
     }
 
     /// The keys and sort values of a query's committed results, in order.

@@ -11,8 +11,9 @@ import Roster
 /// - moving the window by one screen (100 rows) down and back: `setWindow` → returned;
 /// - opening a window cold (set before `performFetch`, which then reads the window's rows
 ///   alone) against a whole `performFetch` (in the re-fetch column);
-/// - resuming from a token after another connection changed 1,000 rows:
-///   `performFetch(resumingFrom:)` → returned (the change group included);
+/// - resuming from a token after another connection changed 1,000 rows, in a new store
+///   on the file (the app relaunched): `performFetch(resumingFrom:)` → returned (the
+///   change group included);
 /// - after every commit the window must equal the re-fetched slice (`mismatches`).
 enum WindowScenario {
     static let length = 100
@@ -103,7 +104,9 @@ enum WindowScenario {
                 try other.execute("UPDATE Post SET title = 'resumed \(round)-\(index)' WHERE id = '\(PostFixture.key(1 + (index * 997 + round * 13) % size))'")
             }
             try other.execute("COMMIT")
-            let resumed = try ResultsController(store: fixture.store, request: PostFixture.request)
+            // The app relaunched: a new store on the file, no other live query.
+            let relaunched = try Store(path: fixture.store.path)
+            let resumed = try ResultsController(store: relaunched, request: PostFixture.request)
             let start = MonotonicClock.now()
             try resumed.performFetch(resumingFrom: token)
             resumes.append(MonotonicClock.elapsed(from: start, to: MonotonicClock.now()))
