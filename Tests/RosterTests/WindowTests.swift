@@ -175,15 +175,21 @@ struct WindowTests {
     }
 }
 
+/// A queue with posts p1…p10 of ranks 1…10, and live results over them by rank.
+private func makePosts() throws -> (StoreQueue, LiveResults) {
+    let queue = try StoreQueue.temporary()
+    try queue.read { store in try store.define(postEntity()) }
+    try queue.write { store in
+        for rank in 1...10 { try store.insert("Post", ["id": .string("p\(rank)"), "day": "d1", "rank": .integer(Int64(rank))]) }
+    }
+    return (queue, try LiveResults(queue: queue, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")])))
+}
+
 @Suite("Windows on LiveResults")
 struct LiveResultsWindowTests {
+
     @Test func aCommitOutsideTheWindowArrivesAsCountsAlone() throws {
-        let queue = try StoreQueue.temporary()
-        try queue.read { store in try store.define(postEntity()) }
-        try queue.write { store in
-            for rank in 1...10 { try store.insert("Post", ["id": .string("p\(rank)"), "day": "d1", "rank": .integer(Int64(rank))]) }
-        }
-        let posts = try LiveResults(queue: queue, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        let (queue, posts) = try makePosts()
         try posts.setWindow(.anchored(key: "p5", before: 1, after: 1))
         let opened = try #require(try posts.takeChange())
         #expect(opened.group.objectChanges.filter { $0.type == .delete }.count == 7 && opened.counts == nil)
@@ -257,12 +263,7 @@ struct ScrollPositionTests {
     }
 
     @Test func anAnchorThatPendingCommitsDeleteGoesToItsNeighbour() throws {
-        let queue = try StoreQueue.temporary()
-        try queue.read { store in try store.define(postEntity()) }
-        try queue.write { store in
-            for rank in 1...10 { try store.insert("Post", ["id": .string("p\(rank)"), "day": "d1", "rank": .integer(Int64(rank))]) }
-        }
-        let posts = try LiveResults(queue: queue, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        let (queue, posts) = try makePosts()
         try posts.setWindow(.anchored(key: "p5", before: 1, after: 1))
         try queue.write { store in try store.delete("Post", key: "p5") }
         _ = try posts.takeChange()

@@ -45,9 +45,7 @@ final class LiveState {
     ///
     /// - Returns: the change, or nil when the results did not change.
     func apply(_ steps: [ResultsStep]) -> QueryChange? {
-        if window != nil || steps.contains(where: { if case .window = $0 { true } else { false } }) {
-            return applyToWindow(steps)
-        }
+        if window != nil { return applyWithDiff(steps) }
         var touched: [Value: TouchedRow] = [:]
         var onlyCommits = true
         for step in steps {
@@ -106,52 +104,16 @@ final class LiveState {
         return change
     }
 
-    /// Steps with user edits, a new request or a re-fetch: apply them all, then diff.
-    /// Updates are the objects whose row differs from the one the consumer last saw.
+    /// Steps with user edits, a new request, a re-fetch or a window, and every change of a
+    /// windowed consumer: apply them all to the whole results, then diff what the consumer
+    /// saw (the window's rows, with a window) with what it sees now. Updates are the
+    /// objects whose row differs from the one the consumer last saw. With a window, the
+    /// counts travel with the change when they changed (alone, with an empty group, when
+    /// the window's rows did not).
     private func applyWithDiff(_ steps: [ResultsStep]) -> QueryChange? {
-        var edits: [UserEdit] = []
-        var replaced = false
-        // The rows the consumer last saw (nil: not in the results), of every key a step changes.
-        var seen: [Value: [Value]?] = [:]
-        func note(_ key: Value) {
-            if seen.index(forKey: key) == nil { seen[key] = .some(engine.row(forKey: key)) }
-        }
-        for step in steps {
-            switch step {
-            case let .touched(rows):
-                let changed = shown(rows).filter { $0.value.isChanged }
-                for key in changed.keys { note(key) }
-                _ = engine.apply(touched: changed)
-            case let .replace(query, rows):
-                for key in engine.snapshot.lazy.flatMap(\.items) { note(key) }
-                engine = Self.makeEngine(query: query, rows: rows)
-                replaced = true
-            case let .userEdits(stepEdits):
-                edits += stepEdits
-            case .resync, .window:
-                break
-            }
-        }
-        let old = snapshot
-        snapshot = engine.snapshot
-        guard replaced || !edits.isEmpty || !seen.isEmpty else { return nil }
-        let (change, start) = QueryChange.diff(from: old, editedBy: edits, to: snapshot, isUpdated: { key in
-            guard let before = seen[key] ?? nil, let after = self.engine.row(forKey: key) else { return false }
-            // A request bound after the entity gained attributes reads rows with more values.
-            return before != Array(after.prefix(before.count))
-        }, removedRow: { seen[$0] ?? nil })
-        if change != nil { previousSnapshot = start }
-        return change
-    }
-
-    /// Steps for a windowed consumer (or the step that sets or removes its window): the
-    /// steps are applied to the whole results, the window placed again, and the change is
-    /// the difference between what the window showed and what it shows, updates being the
-    /// rows whose values differ from the ones the consumer last saw. The counts travel with
-    /// the change when they changed (alone, with an empty group, when the window did not).
-    private func applyToWindow(_ steps: [ResultsStep]) -> QueryChange? {
         let old = snapshot
         var edits: [UserEdit] = []
+        var mustDiff = false
         var countsMayChange = false
         // The rows the consumer last saw (nil: not in the results), of every key a step changes.
         var seen: [Value: [Value]?] = [:]
@@ -174,6 +136,7 @@ final class LiveState {
             case let .replace(query, rows):
                 for key in old.lazy.flatMap(\.items) { note(key) }
                 engine = Self.makeEngine(query: query, rows: rows)
+                mustDiff = true
                 countsMayChange = true
             case let .userEdits(stepEdits):
                 edits += stepEdits
@@ -182,6 +145,7 @@ final class LiveState {
                 // likes); from one window to another, a commit's new counts still travel.
                 if window == nil { countsSeen = nil }
                 window = tracker
+                mustDiff = true
             case .resync:
                 break
             }
@@ -195,8 +159,10 @@ final class LiveState {
             now = engine.snapshot
         }
         snapshot = now
+        guard mustDiff || !edits.isEmpty || !seen.isEmpty else { return nil }
         var (change, start) = QueryChange.diff(from: old, editedBy: edits, to: now, isUpdated: { key in
             guard let before = seen[key] ?? nil, let after = self.engine.row(forKey: key) else { return false }
+            // A request bound after the entity gained attributes reads rows with more values.
             return before != Array(after.prefix(before.count))
         }, removedRow: { seen[$0] ?? self.engine.row(forKey: $0) })
         if window == nil {
@@ -215,5 +181,4 @@ final class LiveState {
         if change != nil { previousSnapshot = start }
         return change
     }
-
 }

@@ -1,49 +1,35 @@
 /// Reads of committed state, on the reading connection: what live queries fetch.
 extension SQLiteStorage {
     func committedRows(_ query: BoundQuery) throws(StoreError) -> [[Value]] {
-        do {
-            let statement = try reader.prepare(query.selectSQL)
-            try statement.bind(query.predicate.arguments)
-            var rows: [[Value]] = []
-            let attributes = query.entity.attributes
-            while try statement.step() {
-                rows.append(attributes.indices.map { statement.column($0, as: attributes[$0].type) })
-            }
-            return rows
-        } catch {
-            throw .database(error)
-        }
+        do { return try rows(of: query.entity, from: query.selectSQL, binding: query.predicate.arguments) } catch { throw .database(error) }
     }
 
     func committedRows(_ query: BoundQuery, ranks: Range<Int>) throws(StoreError) -> [[Value]] {
-        do {
-            let statement = try reader.prepare(query.windowSQL)
-            try statement.bind(query.predicate.arguments + [.integer(Int64(ranks.count)), .integer(Int64(ranks.lowerBound))])
-            var rows: [[Value]] = []
-            let attributes = query.entity.attributes
-            while try statement.step() {
-                rows.append(attributes.indices.map { statement.column($0, as: attributes[$0].type) })
-            }
-            return rows
-        } catch {
-            throw .database(error)
+        let bounds: [Value] = [.integer(Int64(ranks.count)), .integer(Int64(ranks.lowerBound))]
+        do { return try rows(of: query.entity, from: query.windowSQL, binding: query.predicate.arguments + bounds) } catch { throw .database(error) }
+    }
+
+    /// Every row a `SELECT` of the entity's attributes, in order, gives.
+    private func rows(of entity: Entity, from sql: String, binding values: [Value]) throws(DatabaseError) -> [[Value]] {
+        let statement = try reader.prepare(sql)
+        try statement.bind(values)
+        var rows: [[Value]] = []
+        let attributes = entity.attributes
+        while try statement.step() {
+            rows.append(attributes.indices.map { statement.column($0, as: attributes[$0].type) })
         }
+        return rows
     }
 
     func committedNeighbours(of row: [Value], in query: BoundQuery, before: Int, after: Int) throws(StoreError) -> (above: [[Value]], below: [[Value]]) {
         var above: [[Value]] = []
         var below: [[Value]] = []
-        let attributes = query.entity.attributes
         let sortValues = query.sort.sortKey(of: row)
         do {
             for (isAfter, limit) in [(false, before), (true, after)] {
                 var rows: [[Value]] = []
                 for (sql, values) in query.neighbourSelects(of: sortValues, after: isAfter) where rows.count < limit {
-                    let statement = try reader.prepare(sql)
-                    try statement.bind(query.predicate.arguments + values + [.integer(Int64(limit - rows.count))])
-                    while try statement.step() {
-                        rows.append(attributes.indices.map { statement.column($0, as: attributes[$0].type) })
-                    }
+                    rows += try self.rows(of: query.entity, from: sql, binding: query.predicate.arguments + values + [.integer(Int64(limit - rows.count))])
                 }
                 if isAfter { below = rows } else { above = rows.reversed() }
             }
