@@ -76,6 +76,30 @@ struct ResumeTokenTests {
         #expect(recorder.takeGroups().first?.objectChanges.map(\.type) == [.update])
     }
 
+    /// Keeps the objects of the delete callbacks.
+    final class DeletedObjects: ResultsControllerDelegate {
+        var objects: [Object] = []
+        func controller(_ controller: ResultsController, didChange object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) {
+            if type == .delete { objects.append(object) }
+        }
+    }
+
+    @Test func rowsThatSlidOutOfAResumedWindowAreReportedWithTheirValues() throws {
+        let file = try File()
+        let store = try Store(path: file.path)
+        let (controller, _) = try openController(store, window: .offset(5, length: 3))
+        let token = try controller.resumeToken()
+        let other = try ExternalConnection(path: file.path)
+        try other.execute("INSERT INTO Msg VALUES ('a1', 1, 'new'), ('a2', 2, 'new')")
+        let resumed = try ResultsController(store: try Store(path: file.path), request: Self.request)
+        let deleted = DeletedObjects()
+        resumed.delegate = deleted
+        try resumed.performFetch(resumingFrom: token)
+        #expect(resumed.snapshot == sections([(.null, ["m04", "m05", "m06"])]))
+        #expect(deleted.objects.map(\.key) == ["m07", "m08"])
+        #expect(deleted.objects.map { $0["n"] } == [.integer(70), .integer(80)])
+    }
+
     @Test func aDeletedAnchorPassesToItsNeighbourWhenResuming() throws {
         let file = try File()
         let store = try Store(path: file.path)

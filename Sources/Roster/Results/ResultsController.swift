@@ -209,8 +209,15 @@ public final class ResultsController: LiveQueryRequest {
         if !hasFetched, engineKind == .incremental, let window = token.window {
             // The window alone, when its anchor is still there; else the whole results,
             // whose order finds the anchor's nearest neighbour.
-            let (opened, changes, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
-                (try readColdWindow(window, query: query), try store.storage.changes(of: query.entity, since: token.position), store.storage.changeLogPosition)
+            let (opened, changes, departed, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+                let opened = try readColdWindow(window, query: query)
+                let changes = try store.storage.changes(of: query.entity, since: token.position)
+                // Rows that left the window untouched (others slid them out) are read as
+                // they are, in the same read.
+                let touched = changes.rows(of: query.entity)
+                let kept = opened.map { Set($0.rows.keys) } ?? []
+                let departed = token.sections.lazy.flatMap(\.items).filter { !kept.contains($0) && touched[$0] == nil }
+                return (opened, changes, try store.fetchCommittedRows(query.entity, keys: Array(departed)), store.storage.changeLogPosition)
             }
             if let opened {
                 store.addObserver(self)
@@ -218,16 +225,7 @@ public final class ResultsController: LiveQueryRequest {
                 coldWindow = opened
                 windowTracker = opened.tracker
                 countsSeen = nil
-                let touched = changes.rows(of: query.entity)
-                let resync = changes.resync
-                let keyIndex = query.entity.keyIndex
-                let attributeCount = query.entity.attributes.count
-                let (change, start) = QueryChange.diff(
-                    from: token.sections, to: opened.tracker.shown, resync: resync,
-                    isUpdated: { resync != nil || (touched[$0]?.isChanged ?? false) },
-                    removedRow: { key in touched[key]?.before ?? (0..<attributeCount).map { $0 == keyIndex ? key : .null } })
-                windowTracker?.shown = token.sections
-                resultsPosition = report(change, in: nil, from: start, touched: touched, shown: opened.tracker.shown) ? position : token.position
+                reportResumed(from: token, to: opened.tracker.shown, changes: changes, departed: departed, position: position, in: nil)
                 return
             }
         }
@@ -241,6 +239,16 @@ public final class ResultsController: LiveQueryRequest {
         windowTracker = token.window.map { WindowTracker($0, placedKeys: token.sections.flatMap(\.items), firstRank: token.firstRank) }
         let now = placeWindow(in: fetched, seen: token.sections) ?? fetched.snapshot
         countsSeen = windowTracker == nil ? nil : Self.counts(of: fetched)
+        reportResumed(from: token, to: now, changes: changes, departed: [:], position: position, in: fetched)
+    }
+
+    /// Tells the delegate the change from the rows a token saved to `now`: updates from the
+    /// log's rows since the token (every staying row, in a resync), the rows that left as
+    /// the log or `departed` has them (a deleted row's values but its key are null when
+    /// the log no longer holds them). The results' position is `position` once the
+    /// delegate heard it, the token's until then.
+    private func reportResumed(from token: ResumeToken, to now: [ListSection<Value, Value>], changes: CommittedChanges,
+                               departed: [Value: [Value]], position: Int64, in engine: (any ResultsEngine)?) {
         let touched = changes.rows(of: query.entity)
         let resync = changes.resync
         let keyIndex = query.entity.keyIndex
@@ -248,10 +256,10 @@ public final class ResultsController: LiveQueryRequest {
         let (change, start) = QueryChange.diff(
             from: token.sections, to: now, resync: resync, isUpdated: { resync != nil || (touched[$0]?.isChanged ?? false) },
             removedRow: { key in
-                touched[key]?.before ?? fetched.row(forKey: key) ?? (0..<attributeCount).map { $0 == keyIndex ? key : .null }
+                touched[key]?.before ?? departed[key] ?? self.row(forKey: key, in: engine) ?? (0..<attributeCount).map { $0 == keyIndex ? key : .null }
             })
-        // Until the delegate has heard the change, its results are the token's.
-        resultsPosition = report(change, in: fetched, from: start, touched: touched, shown: windowTracker == nil ? nil : now) ? position : token.position
+        windowTracker?.shown = token.sections
+        resultsPosition = report(change, in: engine, from: start, touched: touched, shown: windowTracker == nil ? nil : now) ? position : token.position
     }
 
     /// Shows a window over the results instead of all of them, moves or resizes it, or
