@@ -291,6 +291,48 @@ struct WindowRefetchTests {
     }
 }
 
+@Suite("Windows opened cold")
+struct ColdWindowTests {
+    func makeStore() throws -> Store {
+        let store = try postStore()
+        try store.write {
+            for rank in 1...20 { try store.insert("Post", ["id": .string("p\(rank)"), "day": "d1", "rank": .integer(Int64(rank)), "title": "t"]) }
+        }
+        return store
+    }
+
+    @Test func fetchingAgainReportsWhatAnotherConnectionChangedMeanwhile() throws {
+        let store = try makeStore()
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        let recorder = GroupRecorder()
+        controller.delegate = recorder
+        try controller.setWindow(.offset(4, length: 3))
+        try controller.performFetch()
+        #expect(controller.counts == nil && controller.snapshot == sections([(.null, ["p5", "p6", "p7"])]))
+        let other = try ExternalConnection(path: store.path)
+        try other.execute("UPDATE Post SET title = 'new' WHERE id = 'p6'")
+        // Not polled: the second fetch reads the file, and the change is heard, not lost.
+        try controller.performFetch()
+        #expect(recorder.takeGroups().first?.objectChanges == [ObjectChange(type: .update, item: "p6", from: IndexPath(item: 1, section: 0), to: IndexPath(item: 1, section: 0))])
+        #expect(controller.counts?.total == 20 && recorder.takeCounts().count == 1)
+        #expect(controller.object(at: IndexPath(item: 1, section: 0))?["title"] == "new")
+    }
+
+    @Test func aColdWindowResumedFromATokenHoldsTheWholeResultsAfter() throws {
+        let store = try makeStore()
+        let first = try ResultsController(store: store, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        try first.setWindow(.anchored(key: "p10", before: 1, after: 1))
+        try first.performFetch()
+        let token = try first.resumeToken()
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        try controller.setWindow(.offset(0, length: 2))
+        try controller.performFetch()
+        try controller.performFetch(resumingFrom: token)
+        #expect(controller.snapshot == sections([(.null, ["p9", "p10", "p11"])]))
+        #expect(controller.rank(of: "p10") == 9 && controller.counts?.total == 20)
+    }
+}
+
 @Suite("Indexes that serve a window")
 struct SortIndexTests {
     @Test func theStoreSaysWhetherAnIndexServesTheOrderAndCreatesOneWhenAsked() throws {

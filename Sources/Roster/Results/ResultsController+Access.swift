@@ -109,8 +109,7 @@ extension ResultsController {
     /// loads the whole results first (``loadResults()``), unless it is an offset window
     /// and the row is one of its rows; a failure to load reaches the delegate, and gives nil.
     public func rank(of key: Value) -> Int? {
-        if let cold = coldWindow, let tracker = windowTracker, let firstRank = cold.firstRank,
-           let position = tracker.shown.flatMap(\.items).firstIndex(of: key) {
+        if let cold = coldWindow, let firstRank = cold.firstRank, let position = cold.keys.firstIndex(of: key) {
             return firstRank + position
         }
         if coldWindow != nil {

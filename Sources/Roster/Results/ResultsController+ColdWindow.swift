@@ -18,6 +18,8 @@ extension ResultsController {
     struct ColdWindow {
         var tracker: WindowTracker
         var rows: [Value: [Value]]
+        /// The window's keys as read, in order.
+        var keys: [Value]
         /// The rank of the window's first row, when it was read (an offset window's); an
         /// anchored window's is not, which would cost a count of every row above it.
         var firstRank: Int?
@@ -46,7 +48,7 @@ extension ResultsController {
         var tracker = WindowTracker(window, placedKeys: rows.map(query.key(of:)), firstRank: firstRank ?? 0)
         tracker.shown = sections
         return ColdWindow(tracker: tracker, rows: Dictionary(rows.lazy.map { (query.key(of: $0), $0) }, uniquingKeysWith: { first, _ in first }),
-                          firstRank: firstRank)
+                          keys: rows.map(query.key(of:)), firstRank: firstRank)
     }
 
     /// Loads the whole results of a window opened cold now, rather than at the first commit
@@ -56,18 +58,25 @@ extension ResultsController {
     /// - Throws: ``StoreError`` when the read fails; the window stays as it was.
     public func loadResults() throws(StoreError) {
         guard coldWindow != nil else { return }
-        let query = self.query
-        let fetched = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in try fetchEngine(query: query) }
+        // Bound again: the entity may have gained attributes since the window was read.
+        let query = try store.bind(request)
+        let (fetched, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+            (try fetchEngine(query: query), store.storage.changeLogPosition)
+        }
         // Reading at the cursor may have delivered commits, which loaded the results.
         guard coldWindow != nil else { return }
-        adoptWholeResults(fetched, touched: [:], resync: nil)
+        self.query = query
+        // The same committed state as the window's, unless a delivery failed since: then
+        // this is the resync it owes.
+        if adoptWholeResults(fetched, touched: [:], resync: pendingResync?.reason) { resultsPosition = position }
     }
 
     /// Takes the whole results in place of a cold window's rows, and tells the delegate
     /// how the window changed from what it showed (nothing, when `fetched` is the state the
     /// window was read at) and the counts, now known.
-    func adoptWholeResults(_ fetched: any ResultsEngine, touched: [Value: TouchedRow], resync: ResyncReason?) {
-        guard let cold = coldWindow, var tracker = windowTracker else { return }
+    @discardableResult
+    func adoptWholeResults(_ fetched: any ResultsEngine, touched: [Value: TouchedRow], resync: ResyncReason?) -> Bool {
+        guard let cold = coldWindow, var tracker = windowTracker else { return false }
         let seen = pendingResync?.seen ?? tracker.shown
         let edits = pendingUserEdits
         pendingUserEdits = []
@@ -80,8 +89,9 @@ extension ResultsController {
         let (change, start) = QueryChange.diff(
             from: seen, editedBy: edits, to: now, resync: resync, isUpdated: { resync != nil || (touched[$0]?.isChanged ?? false) },
             removedRow: { touched[$0]?.before ?? cold.rows[$0] ?? fetched.row(forKey: $0) })
-        guard report(change, in: fetched, from: start, touched: touched, shown: now) else { return }
+        guard report(change, in: fetched, from: start, touched: touched, shown: now) else { return false }
         reportCounts(of: fetched)
+        return true
     }
 
     /// A delivery to a window opened cold: when it touches the entity (or a resync or the

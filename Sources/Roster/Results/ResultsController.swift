@@ -40,7 +40,7 @@ public final class ResultsController: LiveQueryRequest {
     /// The whole results' counts as the delegate last heard them, for a windowed controller.
     private var countsSeen: ResultsCounts?
     /// The change-log position of the results the delegate last saw (``resumeToken()``).
-    private var resultsPosition: Int64 = 0
+    var resultsPosition: Int64 = 0
 
     /// The results; nil until ``performFetch()`` loads them, and while a window opened
     /// cold holds only its rows (``coldWindow``).
@@ -48,7 +48,7 @@ public final class ResultsController: LiveQueryRequest {
     /// A window opened cold: its rows, until the whole results are loaded.
     var coldWindow: ColdWindow?
     /// The request, bound to the entity as the store defines it.
-    private(set) var query: BoundQuery
+    var query: BoundQuery
     /// Edits the user already made on screen, for the next change.
     var pendingUserEdits: [UserEdit] = []
     /// Set when a read failed during a delivery: why the next delivery must re-fetch, and
@@ -127,6 +127,11 @@ public final class ResultsController: LiveQueryRequest {
     /// - Throws: ``StoreError/database(_:)`` when the query fails;
     ///   ``StoreError/Code/invalidWindow`` when the window's anchor is not in the results.
     public func performFetch() throws(StoreError) {
+        // A window opened cold loads the whole results, as it would at its first commit.
+        if coldWindow != nil {
+            try loadResults()
+            return
+        }
         isFetching = true
         defer { isFetching = false }
         // Bound again: the entity may have gained attributes since the controller was made.
@@ -145,10 +150,6 @@ public final class ResultsController: LiveQueryRequest {
             windowTracker = opened.tracker
             countsSeen = nil
             resultsPosition = position
-            return
-        }
-        if coldWindow != nil {
-            try loadResults()
             return
         }
         let (fetched, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
@@ -177,7 +178,8 @@ public final class ResultsController: LiveQueryRequest {
     public func resumeToken() throws(StoreError) -> ResumeToken {
         guard hasFetched else { throw .invalidResumeToken("a live query saves a resume token once performFetch() has loaded its results") }
         return ResumeToken(store: try store.storage.storeIdentifier(), request: ResumeToken.fingerprint(of: request), position: resultsPosition,
-                           window: window, firstRank: windowTracker?.ranks.lowerBound ?? 0, sections: pendingResync?.seen ?? shownNow)
+                           window: window, firstRank: coldWindow.map { $0.firstRank == nil } == true ? nil : windowTracker?.ranks.lowerBound,
+                           sections: pendingResync?.seen ?? shownNow)
     }
 
     /// What the delegate last saw: the window's rows, or the whole results.
@@ -232,11 +234,12 @@ public final class ResultsController: LiveQueryRequest {
         let (fetched, changes, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
             (try fetchEngine(query: query), try store.storage.changes(of: query.entity, since: token.position), store.storage.changeLogPosition)
         }
-        if engine == nil { store.addObserver(self) }
+        if !hasFetched { store.addObserver(self) }
         self.query = query
         engine = fetched
+        coldWindow = nil
         pendingResync = nil
-        windowTracker = token.window.map { WindowTracker($0, placedKeys: token.sections.flatMap(\.items), firstRank: token.firstRank) }
+        windowTracker = token.window.map { WindowTracker($0, placedKeys: token.sections.flatMap(\.items), firstRank: token.firstRank ?? 0) }
         let now = placeWindow(in: fetched, seen: token.sections) ?? fetched.snapshot
         countsSeen = windowTracker == nil ? nil : Self.counts(of: fetched)
         reportResumed(from: token, to: now, changes: changes, departed: [:], position: position, in: fetched)

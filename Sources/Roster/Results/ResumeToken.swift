@@ -26,13 +26,13 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
     let position: Int64
     /// The window, with its anchor as it stood; nil: every row.
     let window: ResultsWindow?
-    /// The rank of the window's first row when saved: where an anchor that left is placed
-    /// when none of its neighbours stayed.
-    let firstRank: Int
+    /// The rank of the window's first row when saved, when known: where an anchor that
+    /// left is placed when none of its neighbours stayed (the top, when unknown).
+    let firstRank: Int?
     /// What the consumer saw: sections of keys.
     let sections: [ListSection<Value, Value>]
 
-    init(store: String, request: String, position: Int64, window: ResultsWindow?, firstRank: Int, sections: [ListSection<Value, Value>]) {
+    init(store: String, request: String, position: Int64, window: ResultsWindow?, firstRank: Int?, sections: [ListSection<Value, Value>]) {
         self.store = store
         self.request = request
         self.position = position
@@ -46,9 +46,10 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
     /// The token as text, to store anywhere: `roster-token-1:` and base64 of JSON.
     public var encoded: String {
         var members: [String: Any] = [
-            "store": store, "request": request, "position": String(position), "rank": String(firstRank),
+            "store": store, "request": request, "position": String(position),
             "sections": sections.map { [Self.json($0.id), $0.items.map(Self.json)] as [Any] },
         ]
+        if let firstRank { members["rank"] = String(firstRank) }
         switch window {
         case nil: break
         case let .offset(offset, length)?: members["window"] = ["offset", String(offset), String(length)]
@@ -74,9 +75,15 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
             throw .invalidResumeToken("the resume token is damaged: its body is not base64 of a JSON object")
         }
         guard let store = members["store"] as? String, let request = members["request"] as? String,
-              let positionText = members["position"] as? String, let position = Int64(positionText), position >= 0,
-              let rankText = members["rank"] as? String, let firstRank = Int(rankText), firstRank >= 0 else {
+              let positionText = members["position"] as? String, let position = Int64(positionText), position >= 0 else {
             throw .invalidResumeToken("the resume token is damaged: it lacks its store, request or log position")
+        }
+        var firstRank: Int?
+        if let rankMember = members["rank"] {
+            guard let text = rankMember as? String, let rank = Int(text), rank >= 0 else {
+                throw .invalidResumeToken("the resume token is damaged: its window's rank is not a count")
+            }
+            firstRank = rank
         }
         guard let sectionList = members["sections"] as? [Any] else {
             throw .invalidResumeToken("the resume token is damaged: it lacks its sections")

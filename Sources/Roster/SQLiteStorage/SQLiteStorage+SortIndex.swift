@@ -25,11 +25,16 @@ extension SQLiteStorage {
         let name = Identifier.quoted("\(query.entity.name)_roster_sort_\(signature)")
         let sql = "CREATE INDEX IF NOT EXISTS \(name) ON \(Identifier.quoted(query.entity.name))(\(sort.orderBySQL))"
         do {
+            // Under the write lock, so that no other schema change falls between the reads.
+            try writer.execute("BEGIN IMMEDIATE")
             let versionBefore = try writer.schemaVersion()
             try writer.execute(sql)
+            let versionAfter = try writer.schemaVersion()
+            try writer.execute("COMMIT")
             // The store's own change is no news to its schema check.
-            if versionBefore == knownSchemaVersion { knownSchemaVersion = try writer.schemaVersion() }
+            if versionBefore == knownSchemaVersion { knownSchemaVersion = versionAfter }
         } catch {
+            if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
             throw .database(error)
         }
     }
