@@ -100,6 +100,33 @@ struct ResumeTokenTests {
         #expect(deleted.objects.map { $0["n"] } == [.integer(70), .integer(80)])
     }
 
+    @Test func liveResultsSaveAndResumeAsTheControllerDoes() throws {
+        let file = try File()
+        let queue = try StoreQueue(path: file.path)
+        let posts = try LiveResults(queue: queue, request: Self.request)
+        try posts.setWindow(.anchored(key: "m20", before: 2, after: 2))
+        _ = try posts.takeChange()
+        // A commit the consumer takes moves the token's position past it.
+        try queue.write { store in try store.update("Msg", key: "m21", ["text": "taken"]) }
+        #expect(try posts.takeChange()?.group.objectChanges.map(\.type) == [.update])
+        let saved = posts.snapshot.sections
+        let token = try posts.resumeToken()
+        posts.close()
+        let other = try ExternalConnection(path: file.path)
+        try other.execute("UPDATE Msg SET text = 'later' WHERE id = 'm19'; DELETE FROM Msg WHERE id = 'm22'; INSERT INTO Msg VALUES ('a0', 0, 'top')")
+        let relaunched = try StoreQueue(path: file.path)
+        let resumed = try LiveResults(queue: relaunched, request: Self.request, resumingFrom: token)
+        #expect(resumed.hasPendingChanges)
+        let change = try #require(try resumed.takeChange())
+        #expect(resumed.window == .anchored(key: "m20", before: 2, after: 2))
+        #expect(change.snapshot.sections == sections([(.null, ["m18", "m19", "m20", "m21", "m23"])]))
+        #expect(try change.group.apply(to: saved) == change.snapshot.sections)
+        // m21's earlier change was taken before the token: only m19 is an update.
+        #expect(change.group.objectChanges.filter { $0.type == .update }.map(\.item) == ["m19"])
+        #expect(change.deletedObjects["m22"]?["n"] == .integer(220))
+        #expect(try resumed.takeChange() == nil)
+    }
+
     @Test func aDeletedAnchorPassesToItsNeighbourWhenResuming() throws {
         let file = try File()
         let store = try Store(path: file.path)

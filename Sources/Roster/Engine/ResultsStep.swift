@@ -2,10 +2,12 @@ import RosterUpdates
 
 /// One thing that happened to a live query since its last change was reported.
 enum ResultsStep: Sendable {
-    /// A commit: the rows of the keys it touched, before and now.
-    case touched([Value: TouchedRow])
-    /// A new query (sort or predicate change) or a re-fetch, with its rows.
-    case replace(BoundQuery, [[Value]])
+    /// A commit: the rows of the keys it touched, before and now, and the change-log
+    /// position its rows are at.
+    case touched([Value: TouchedRow], through: Int64)
+    /// A new query (sort or predicate change) or a re-fetch, with its rows and the
+    /// change-log position they were read at.
+    case replace(BoundQuery, [[Value]], through: Int64)
     /// Moves or deletes the user already made on screen.
     case userEdits([UserEdit])
     /// A new window over the results, or none (``ResultsWindow``), placed once over the

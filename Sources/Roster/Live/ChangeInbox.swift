@@ -29,7 +29,7 @@ final class ChangeInbox: StoreObserver, Sendable {
             post(.resync(reason), isCommit: true)
         } else if let touched = changes.rowsByEntity[observedEntityName]?.filter(\.value.isChanged), !touched.isEmpty {
             // Keys written and written back are left out: their rows are what the results hold.
-            post(.touched(touched), isCommit: true)
+            post(.touched(touched, through: changes.through), isCommit: true)
         }
     }
 

@@ -49,14 +49,66 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         let inbox = ChangeInbox(entityName: request.entityName)
         self.inbox = inbox
         // Fetch and register under one lock, so that no commit falls between them.
-        let (query, rows) = try queue.withStore { store throws(StoreError) -> (BoundQuery, [[Value]]) in
+        let (query, rows, position) = try queue.withStore { store throws(StoreError) -> (BoundQuery, [[Value]], Int64) in
             let query = try store.bind(request)
             // At the backend's cursor: the inbox then hears exactly the commits after these rows.
-            let rows = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in try store.fetchCommittedRows(query) }
+            let (rows, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+                (try store.fetchCommittedRows(query), store.storage.changeLogPosition)
+            }
             store.addObserver(inbox)
-            return (query, rows)
+            return (query, rows, position)
         }
-        consumer = Locked(Consumer(results: LiveState(query: query, rows: rows), request: request))
+        consumer = Locked(Consumer(results: LiveState(query: query, rows: rows, position: position), request: request))
+    }
+
+    /// Fetches the results, takes the token's window, and makes what changed since the
+    /// token was saved — by this process or any other — the first change the consumer
+    /// takes: one group from the rows the token saved to the rows shown now, or a resync
+    /// (``ResyncReason/logPruned``) when the change log no longer reaches back to the
+    /// token (every row that stays is then updated, and a deleted row's values but its
+    /// key are null). See ``ResultsController/performFetch(resumingFrom:)``.
+    ///
+    /// - Throws: ``StoreError/Code/invalidResumeToken`` for a token saved by another store
+    ///   or for another request; ``StoreError`` when the request does not fit the store.
+    public init(queue: StoreQueue, request: FetchRequest, resumingFrom token: ResumeToken,
+                policy: DeliveryPolicy = .coalescing, adapter: BatchAdapter = BatchAdapter()) throws(StoreError) {
+        guard token.request == ResumeToken.fingerprint(of: request) else {
+            throw .invalidResumeToken("the resume token was saved for another request (\(token.request)); these live results' is \(ResumeToken.fingerprint(of: request))")
+        }
+        self.queue = queue
+        self.policy = policy
+        self.adapter = adapter
+        let inbox = ChangeInbox(entityName: request.entityName)
+        self.inbox = inbox
+        let (query, rows, changes, position) = try queue.withStore { store throws(StoreError) -> (BoundQuery, [[Value]], CommittedChanges, Int64) in
+            let identifier = try store.storage.storeIdentifier()
+            guard token.store == identifier else {
+                throw .invalidResumeToken("the resume token was saved by another store (\(token.store)); this one is \(identifier)")
+            }
+            let query = try store.bind(request)
+            let (rows, changes, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+                (try store.fetchCommittedRows(query), try store.storage.changes(of: query.entity, since: token.position), store.storage.changeLogPosition)
+            }
+            store.addObserver(inbox)
+            return (query, rows, changes, position)
+        }
+        let results = LiveState(query: query, rows: rows, position: position)
+        results.resume(from: token, changes: changes)
+        consumer = Locked(Consumer(results: results, request: request))
+    }
+
+    /// A durable token of what the consumer saw as of the last change it took: the
+    /// results' change-log position, the request, the window and the keys it shows
+    /// (``ResumeToken``), for ``init(queue:request:resumingFrom:policy:adapter:)``.
+    ///
+    /// - Throws: ``StoreError`` when the store cannot say its identifier.
+    public func resumeToken() throws(StoreError) -> ResumeToken {
+        let identifier = try queue.withStore { store throws(StoreError) in try store.storage.storeIdentifier() }
+        return consumer.withLock { consumer in
+            ResumeToken(store: identifier, request: ResumeToken.fingerprint(of: consumer.request), position: consumer.results.position,
+                        window: consumer.results.window?.window, firstRank: consumer.results.window?.ranks.lowerBound,
+                        sections: consumer.results.snapshot)
+        }
     }
 
     deinit {
@@ -128,7 +180,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     }
 
     /// Whether commits are waiting to be taken.
-    public var hasPendingChanges: Bool { inbox.hasPending }
+    public var hasPendingChanges: Bool { inbox.hasPending || consumer.withLock { $0.results.hasResumedChange } }
 
     // MARK: Taking changes
 
@@ -163,6 +215,13 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     ///   that the change needs fails. Nothing pending is dropped: the next call (or the
     ///   next delivery) takes it again.
     public func takeChange() throws(StoreError) -> ResultsChange? {
+        // What a resume found comes first.
+        let resumed = consumer.withLock { consumer -> ResultsChange? in
+            guard let change = consumer.results.takeResumedChange() else { return nil }
+            consumer.lastDelivery = .now
+            return makeChange(change, results: consumer.results, commits: 0)
+        }
+        if let resumed { return resumed }
         if let failure = inbox.takeFailure() { throw failure }
         while true {
             let (steps, commits) = inbox.take(all: policy.coalesces)
@@ -216,8 +275,10 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         }
         try queue.withStore { store throws(StoreError) in
             let query = try store.bind(request)
-            let rows = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in try store.fetchCommittedRows(query) }
-            inbox.post(.replace(query, rows))
+            let (rows, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+                (try store.fetchCommittedRows(query), store.storage.changeLogPosition)
+            }
+            inbox.post(.replace(query, rows, through: position))
         }
         consumer.withLock { $0.request = request }
     }
@@ -283,15 +344,15 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         var resolved: [ResultsStep] = []
         for step in steps {
             switch step {
-            case let .replace(newQuery, _):
+            case let .replace(newQuery, _, _):
                 query = newQuery
                 resolved.append(step)
             case .resync:
                 let current = query
-                let rows = try queue.withStore { store throws(StoreError) in
-                    try store.readingAtCursor { () throws(StoreError) in try store.fetchCommittedRows(current) }
+                let (rows, position) = try queue.withStore { store throws(StoreError) in
+                    try store.readingAtCursor { () throws(StoreError) in (try store.fetchCommittedRows(current), store.storage.changeLogPosition) }
                 }
-                resolved.append(.replace(current, rows))
+                resolved.append(.replace(current, rows, through: position))
             default:
                 resolved.append(step)
             }

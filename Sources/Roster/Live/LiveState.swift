@@ -26,10 +26,47 @@ final class LiveState {
     private(set) var window: WindowTracker?
     /// The whole results' counts as the consumer last heard them, with a window.
     private var countsSeen: ResultsCounts?
+    /// The change-log position of the results (``ResumeToken``).
+    private(set) var position: Int64
+    /// What a resume found, for the consumer's first change.
+    private var resumedChange: QueryChange?
 
-    init(query: BoundQuery, rows: [[Value]]) {
+    init(query: BoundQuery, rows: [[Value]], position: Int64) {
         engine = Self.makeEngine(query: query, rows: rows)
         snapshot = engine.snapshot
+        self.position = position
+    }
+
+    /// Takes the token's window and notes, as the consumer's first change, the change
+    /// from the rows the token saved to the rows shown now (see
+    /// ``ResultsController/performFetch(resumingFrom:)``).
+    func resume(from token: ResumeToken, changes: CommittedChanges) {
+        if let window = token.window {
+            var tracker = WindowTracker(window, placedKeys: token.sections.flatMap(\.items), firstRank: token.firstRank ?? 0)
+            snapshot = tracker.place(in: engine)
+            tracker.shown = snapshot
+            self.window = tracker
+            countsSeen = ResultsCounts(total: engine.count, sections: engine.sectionInfos())
+        }
+        let touched = changes.rows(of: engine.query.entity)
+        let resync = changes.resync
+        let keyIndex = engine.query.entity.keyIndex
+        let attributeCount = engine.query.entity.attributes.count
+        var (change, start) = QueryChange.diff(
+            from: token.sections, to: snapshot, resync: resync, isUpdated: { resync != nil || (touched[$0]?.isChanged ?? false) },
+            removedRow: { key in touched[key]?.before ?? self.engine.row(forKey: key) ?? (0..<attributeCount).map { $0 == keyIndex ? key : .null } })
+        change?.resync = resync
+        previousSnapshot = start
+        resumedChange = change
+    }
+
+    /// Whether a resume's change waits for the consumer.
+    var hasResumedChange: Bool { resumedChange != nil }
+
+    /// The change a resume found, once.
+    func takeResumedChange() -> QueryChange? {
+        defer { resumedChange = nil }
+        return resumedChange
     }
 
     /// An engine holding every row: its cache is unbounded, so it never loads.
@@ -45,12 +82,18 @@ final class LiveState {
     ///
     /// - Returns: the change, or nil when the results did not change.
     func apply(_ steps: [ResultsStep]) -> QueryChange? {
+        for step in steps {
+            switch step {
+            case let .touched(_, through), let .replace(_, _, through): position = max(position, through)
+            default: break
+            }
+        }
         if window != nil { return applyWithDiff(steps) }
         var touched: [Value: TouchedRow] = [:]
         var onlyCommits = true
         for step in steps {
             switch step {
-            case let .touched(rows):
+            case let .touched(rows, _):
                 for (key, row) in shown(rows) {
                     // The row before the first commit, the row after the last.
                     if let earlier = touched[key] {
@@ -122,7 +165,7 @@ final class LiveState {
         }
         for step in steps {
             switch step {
-            case let .touched(rows):
+            case let .touched(rows, _):
                 let changed = shown(rows).filter { $0.value.isChanged }
                 guard !changed.isEmpty else { continue }
                 for key in changed.keys { note(key) }
@@ -133,7 +176,7 @@ final class LiveState {
                     (engine, applied) = engine.resorting(touched: changed)
                 }
                 if let applied, applied.changesCounts { countsMayChange = true }
-            case let .replace(query, rows):
+            case let .replace(query, rows, _):
                 for key in old.lazy.flatMap(\.items) { note(key) }
                 engine = Self.makeEngine(query: query, rows: rows)
                 mustDiff = true
