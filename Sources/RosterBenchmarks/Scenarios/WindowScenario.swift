@@ -123,10 +123,14 @@ enum WindowScenario {
         var coldOffset = Durations()
         var coldAnchored = Durations()
         var wholeFetch = Durations()
+        var coldBytes: [Int] = []
+        var wholeBytes: [Int] = []
         for round in 0..<5 {
             let offsetWindow = try ResultsController(store: fixture.store, request: PostFixture.request)
             try offsetWindow.setWindow(.offset(offset + round, length: length))
+            let heapBefore = HeapMemory.bytesInUse()
             coldOffset.append(try MonotonicClock.measure { try offsetWindow.performFetch() }.nanoseconds)
+            if let before = heapBefore, let after = HeapMemory.bytesInUse() { coldBytes.append(after - before) }
             refetch.offset = offset + round
             if try Self.keys(offsetWindow.snapshot) != refetch.refresh().snapshot {
                 reporter.mismatch(.window, size: size, "cold open #\(round): the window differs from the re-fetched one")
@@ -139,7 +143,16 @@ enum WindowScenario {
                 reporter.mismatch(.window, size: size, "cold open #\(round): the anchored window differs from the offset one")
             }
             let full = try ResultsController(store: fixture.store, request: PostFixture.request)
+            let wholeBefore = HeapMemory.bytesInUse()
             wholeFetch.append(try MonotonicClock.measure { try full.performFetch() }.nanoseconds)
+            if let before = wholeBefore, let after = HeapMemory.bytesInUse() { wholeBytes.append(after - before) }
+            withExtendedLifetime((offsetWindow, full)) {}
+        }
+        // The heap a live query holds once fetched: a window opened cold against the whole results.
+        if let cold = coldBytes.sorted().dropFirst(coldBytes.count / 2).first, let whole = wholeBytes.sorted().dropFirst(wholeBytes.count / 2).first {
+            reporter.print("\(String(size).padding(toLength: 11, withPad: " ", startingAt: 0))heap held after the fetch (median): cold window \(Format.bytes(Double(cold))), whole results \(Format.bytes(Double(whole)))")
+            reporter.record(.window, size: size, "cold_open.heap_bytes", Double(cold), unit: "bytes")
+            reporter.record(.window, size: size, "whole_fetch.heap_bytes", Double(whole), unit: "bytes")
         }
 
         for (name, label, roster, base) in [("cold_open_offset", "cold open, offset", coldOffset, wholeFetch),
