@@ -49,6 +49,15 @@ struct BenchCommandTests {
         #expect(live.output.contains("mismatches: 0"))
     }
 
+    @Test func theWindowScenarioChecksEveryWindowAgainstARefetch() throws {
+        let window = try ProgramRun(program: "roster", arguments: ["bench", "--scenario", "window", "--sizes", "2000", "--iterations", "6"])
+        #expect(window.status == 0, "\(window.error)")
+        for row in ["cold open, offset", "cold open, anchored", "one-row, window", "move one screen", "resume, 1,000 changes", "heap held after the fetch"] {
+            #expect(window.output.contains(row), "no '\(row)' in \(window.output)")
+        }
+        #expect(window.output.contains("mismatches: 0"))
+    }
+
     @Test func anUnknownScenarioOrATooSmallSizeExitsWithTwo() throws {
         #expect(try ProgramRun(program: "roster", arguments: ["bench", "--scenario", "nope"]).status == 2)
         #expect(try ProgramRun(program: "roster", arguments: ["bench", "--sizes", "10"]).status == 2)
