@@ -15,6 +15,9 @@ struct WindowTracker: Sendable {
     var shown: [ListSection<Value, Value>] = []
     /// The ranks the window covered when last placed.
     private(set) var ranks: Range<Int> = 0..<0
+    /// The first rank past the window as it would stand with rows enough: a change only
+    /// to rows at or past it (before and after) leaves the window as it is.
+    private(set) var reach = Int.max
     /// The keys the window covered when last placed, in order (from rank
     /// `ranks.lowerBound`): where the neighbours of an anchor that left are looked for.
     private var placedKeys: [Value] = []
@@ -51,13 +54,16 @@ struct WindowTracker: Sendable {
         case let .offset(offset, length):
             let lower = min(offset, count)
             ranks = lower..<(length >= count - lower ? count : lower + length)
+            reach = offset + min(length, Int.max - offset)
         case let .anchored(key, before, after):
             guard let (anchor, rank) = anchorRow(key, in: engine) else {
                 ranks = 0..<0
+                reach = Int.max
                 break
             }
             window = .anchored(key: anchor, before: before, after: after)
             ranks = (before >= rank ? 0 : rank - before)..<(after >= count - rank - 1 ? count : rank + after + 1)
+            reach = rank + 1 + min(after, Int.max - rank - 1)
         }
         let sections = engine.sections(inRanks: ranks)
         placedKeys = sections.flatMap(\.items)

@@ -508,9 +508,16 @@ extension ResultsController: StoreObserver {
     /// own edits (window-relative) applied first. The whole results' counts follow, when
     /// they changed.
     private func applyToWindow(touched: [Value: TouchedRow], in previous: any ResultsEngine, path: CommitPath) {
-        guard let seen = windowTracker?.shown else { return }
+        guard let tracker = windowTracker else { return }
+        let seen = tracker.shown
         let edits = pendingUserEdits
         pendingUserEdits = []
+        // A few rows, each past the window's reach before and after the commit: the window
+        // stays as it is, and is neither placed nor diffed (ranks before are taken now).
+        var isPastReach = edits.isEmpty && tracker.reach < Int.max && touched.count <= 64
+        if isPastReach {
+            isPastReach = touched.keys.allSatisfy { previous.rank(ofKey: $0).map { $0 >= tracker.reach } ?? true }
+        }
         var current = previous
         let resultsChange: QueryChange?
         do {
@@ -528,8 +535,12 @@ extension ResultsController: StoreObserver {
         }
         engine = current
         guard resultsChange != nil || !edits.isEmpty else { return }
-        let now = placeWindow(in: current, seen: seen) ?? []
         let countsChanged = resultsChange?.changesCounts ?? false
+        if isPastReach && touched.keys.allSatisfy({ current.rank(ofKey: $0).map { $0 >= tracker.reach } ?? true }) {
+            if countsChanged { reportCounts(of: current) }
+            return
+        }
+        let now = placeWindow(in: current, seen: seen) ?? []
         if edits.isEmpty && now == seen && !now.contains(where: { $0.items.contains { touched[$0]?.isChanged ?? false } }) {
             // The window's rows are the ones it showed, in place and unchanged.
             if countsChanged { reportCounts(of: current) }
