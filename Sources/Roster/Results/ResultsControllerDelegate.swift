@@ -48,6 +48,10 @@ public protocol ResultsControllerDelegate<Controller>: AnyObject {
     /// (after ``controllerDidChangeContent(_:)``), or alone when the window's rows did not
     /// change — rows came or went outside it. Arrives where the other callbacks do.
     func controller(_ controller: Controller, didChangeCounts counts: ResultsCounts)
+    /// The section index title of a section (``ResultsController/sectionIndexTitles``); nil
+    /// (the default) takes ``ResultsController/sectionIndexTitle(forSectionName:)``'s.
+    /// Asked when the titles are read, on the caller's isolation.
+    func controller(_ controller: Controller, sectionIndexTitleForSectionName name: Value) -> String?
 }
 
 extension ResultsControllerDelegate {
@@ -58,6 +62,7 @@ extension ResultsControllerDelegate {
     public func controller(_ controller: Controller, willResyncBecause reason: ResyncReason) {}
     public func controller(_ controller: Controller, didFailWith error: StoreError) {}
     public func controller(_ controller: Controller, didChangeCounts counts: ResultsCounts) {}
+    public func controller(_ controller: Controller, sectionIndexTitleForSectionName name: Value) -> String? { nil }
 
     /// Plays one change group as callbacks: the one emitter of ``ResultsController`` and
     /// ``LiveResults``.
