@@ -127,6 +127,31 @@ struct ResumeTokenTests {
         #expect(try resumed.takeChange() == nil)
     }
 
+    @Test func aLiveResultsTokenIsWhatItsConsumerHolds() throws {
+        let file = try File()
+        let queue = try StoreQueue(path: file.path)
+        try queue.read { store in try store.define(Entity("Note", key: "id", attributes: [Attribute("id", .integer)])) }
+        let posts = try LiveResults(queue: queue, request: Self.request)
+        // Another entity, watched too, so that its commits are logged.
+        let notes = try LiveResults(queue: queue, request: FetchRequest(entity: "Note"))
+        let first = try posts.resumeToken()
+        // Commits to another entity: the consumer holds them all, and its token moves past them.
+        for id in 0..<3 { try queue.write { store in try store.insert("Note", ["id": .integer(Int64(id))]) } }
+        let later = try posts.resumeToken()
+        #expect(later.position > first.position && later.sections == first.sections)
+        withExtendedLifetime(notes) {}
+
+        try queue.write { store in try store.update("Msg", key: "m05", ["text": "changed"]) }
+        let relaunched = try StoreQueue(path: file.path)
+        let resumed = try LiveResults(queue: relaunched, request: Self.request, resumingFrom: later)
+        // Before the consumer takes the resumed change, it still holds the token's rows.
+        #expect(try resumed.resumeToken() == later)
+        #expect(resumed.snapshot.sections == later.sections)
+        let change = try #require(try resumed.takeChange())
+        #expect(change.group.objectChanges.map(\.type) == [.update])
+        #expect(try resumed.resumeToken().position > later.position)
+    }
+
     @Test func aDeletedAnchorPassesToItsNeighbourWhenResuming() throws {
         let file = try File()
         let store = try Store(path: file.path)

@@ -10,6 +10,8 @@ final class ChangeInbox: StoreObserver, Sendable {
 
     private struct State {
         var steps: [ResultsStep] = []
+        /// The change-log position of the newest delivery, whether it posted a step or not.
+        var latestThrough: Int64 = 0
         /// How many of `steps` are commits (for statistics).
         var commits = 0
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
@@ -24,6 +26,7 @@ final class ChangeInbox: StoreObserver, Sendable {
     }
 
     func storeDidCommit(_ changes: CommittedChanges) {
+        state.withLock { $0.latestThrough = max($0.latestThrough, changes.through) }
         // A pruned log or a changed schema cannot say which keys changed: the consumer re-fetches.
         if let reason = changes.resync {
             post(.resync(reason), isCommit: true)
@@ -109,6 +112,12 @@ final class ChangeInbox: StoreObserver, Sendable {
             state.commits -= commits
             return (taken, commits)
         }
+    }
+
+    /// The newest delivery's position when no step waits: what a consumer that took every
+    /// change holds; nil while steps wait.
+    var positionWhenTaken: Int64? {
+        state.withLock { $0.steps.isEmpty ? $0.latestThrough : nil }
     }
 
     /// Whether steps are waiting.

@@ -105,9 +105,12 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     public func resumeToken() throws(StoreError) -> ResumeToken {
         let identifier = try queue.withStore { store throws(StoreError) in try store.storage.storeIdentifier() }
         return consumer.withLock { consumer in
-            ResumeToken(store: identifier, request: ResumeToken.fingerprint(of: consumer.request), position: consumer.results.position,
-                        window: consumer.results.window?.window, firstRank: consumer.results.window?.ranks.lowerBound,
-                        sections: consumer.results.snapshot)
+            // With nothing waiting, the consumer holds every delivery so far, whichever
+            // touched the entity or not (call it from the consumer, between changes).
+            if let through = inbox.positionWhenTaken { consumer.results.advance(to: through) }
+            let results = consumer.results
+            return ResumeToken(store: identifier, request: ResumeToken.fingerprint(of: results.query.request), position: results.position,
+                               window: results.window?.window, firstRank: results.window?.ranks.lowerBound, sections: results.snapshot)
         }
     }
 

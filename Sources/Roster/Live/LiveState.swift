@@ -28,8 +28,10 @@ final class LiveState {
     private var countsSeen: ResultsCounts?
     /// The change-log position of the results (``ResumeToken``).
     private(set) var position: Int64
-    /// What a resume found, for the consumer's first change.
-    private var resumedChange: QueryChange?
+    /// What a resume found, for the consumer's first change: the change, and the snapshot,
+    /// window and position the consumer holds once it takes it (until then it holds the
+    /// token's).
+    private var resumed: (change: QueryChange, snapshot: [ListSection<Value, Value>], window: WindowTracker?, position: Int64)?
 
     init(query: BoundQuery, rows: [[Value]], position: Int64) {
         engine = Self.makeEngine(query: query, rows: rows)
@@ -48,6 +50,7 @@ final class LiveState {
             self.window = tracker
             countsSeen = ResultsCounts(total: engine.count, sections: engine.sectionInfos())
         }
+        let now = snapshot
         let touched = changes.rows(of: engine.query.entity)
         let resync = changes.resync
         let keyIndex = engine.query.entity.keyIndex
@@ -57,16 +60,35 @@ final class LiveState {
             removedRow: { key in touched[key]?.before ?? self.engine.row(forKey: key) ?? (0..<attributeCount).map { $0 == keyIndex ? key : .null } })
         change?.resync = resync
         previousSnapshot = start
-        resumedChange = change
+        guard let change else { return }
+        // Until the consumer takes the change, it holds the token's rows, window and position.
+        resumed = (change, now, window, position)
+        snapshot = token.sections
+        window = token.window.map { window in
+            var tracker = WindowTracker(window, placedKeys: token.sections.flatMap(\.items), firstRank: token.firstRank ?? 0)
+            tracker.shown = token.sections
+            return tracker
+        }
+        position = token.position
     }
 
     /// Whether a resume's change waits for the consumer.
-    var hasResumedChange: Bool { resumedChange != nil }
+    var hasResumedChange: Bool { resumed != nil }
 
-    /// The change a resume found, once.
+    /// The change a resume found, once; the consumer then holds the rows it leads to.
     func takeResumedChange() -> QueryChange? {
-        defer { resumedChange = nil }
-        return resumedChange
+        guard let resumed else { return nil }
+        self.resumed = nil
+        snapshot = resumed.snapshot
+        window = resumed.window
+        position = resumed.position
+        return resumed.change
+    }
+
+    /// Notes that the consumer holds every delivery up to `through` (none touched it since
+    /// its last change).
+    func advance(to through: Int64) {
+        if resumed == nil { position = max(position, through) }
     }
 
     /// An engine holding every row: its cache is unbounded, so it never loads.
@@ -82,12 +104,23 @@ final class LiveState {
     ///
     /// - Returns: the change, or nil when the results did not change.
     func apply(_ steps: [ResultsStep]) -> QueryChange? {
-        for step in steps {
+        // A commit a re-fetch already read (the re-fetch came after it) is dropped: its
+        // rows are older than the re-fetched ones.
+        var steps = steps
+        var reached = position
+        steps.removeAll { step in
             switch step {
-            case let .touched(_, through), let .replace(_, _, through): position = max(position, through)
-            default: break
+            case let .touched(_, through):
+                defer { reached = max(reached, through) }
+                return through <= reached
+            case let .replace(_, _, through):
+                reached = max(reached, through)
+                return false
+            default:
+                return false
             }
         }
+        position = reached
         if window != nil { return applyWithDiff(steps) }
         var touched: [Value: TouchedRow] = [:]
         var onlyCommits = true

@@ -35,6 +35,8 @@ public struct FetchRequest: Sendable, Hashable {
 /// A fetch request checked against its entity: attributes resolved, the predicate
 /// compiled to SQL and to Swift, the order ready to compare rows.
 struct BoundQuery: Sendable {
+    /// The request bound.
+    let request: FetchRequest
     let entity: Entity
     let predicate: BoundPredicate
     let sort: BoundSort
@@ -50,6 +52,7 @@ struct BoundQuery: Sendable {
     let orderColumns: [Int]
 
     init(_ request: FetchRequest, entity: Entity) throws(RequestBindingError) {
+        self.request = request
         self.entity = entity
         do {
             predicate = try BoundPredicate(request.predicate, entity: entity)

@@ -15,18 +15,20 @@ extension ResultsController {
     }
 
     /// The section a title of the section index stands for: the first section (of the
-    /// window, with one) whose title is `title`; nil when none has it.
+    /// window, with one) whose title is `title`; nil when none has it (a search entry, say).
     ///
     /// - Parameters:
     ///   - title: a title of ``sectionIndexTitles``.
-    ///   - index: its position there; the title decides, as in NSFetchedResultsController.
+    ///   - index: its position there. The title decides, so that an index with entries of
+    ///     its own (a search symbol) still finds its sections; the position is not used.
     public func section(forSectionIndexTitle title: String, at index: Int) -> Int? {
         sectionNames.firstIndex { indexTitle(of: $0) == title }
     }
 
     /// The section index title of a section name by default: the name's first character,
-    /// capitalized, for a name that is text (its first digit or sign for a number, `T` or
-    /// `F` for a bool); nil for null, empty text, or bytes that are not UTF-8.
+    /// uppercased (`ß` gives `SS`), for a name that is text (its first digit or sign for a
+    /// number, `T` or `F` for a bool); nil for null, empty text, or bytes that are not
+    /// UTF-8. A section without a title is left out of the index.
     public func sectionIndexTitle(forSectionName name: Value) -> String? {
         let text: String
         switch name {
