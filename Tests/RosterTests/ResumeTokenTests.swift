@@ -326,3 +326,26 @@ struct ChangeLogRetentionTests {
         #expect(controller.numberOfObjects == 3)
     }
 }
+
+@Suite("LiveState positions")
+struct LiveStatePositionTests {
+    func row(_ id: String, rank: Int64) -> [Value] { [.string(id), "t", "d", .integer(rank), .null, .null] }
+
+    @Test func aCommitThatARefetchAlreadyReadIsNotAppliedOverIt() throws {
+        let store = try postStore()
+        let query = try store.bind(FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        let state = LiveState(query: query, rows: [row("a", rank: 1), row("b", rank: 2)], position: 4)
+        // A resync re-fetched at position 6 (b deleted there, c added); then the step of
+        // commit 5, which had raised a's rank, arrives: its rows are older than the re-fetch.
+        let refetched = [row("c", rank: 3), row("a", rank: 7)]
+        let stale = [Value("a"): TouchedRow(before: row("a", rank: 1), after: row("a", rank: 5))]
+        _ = state.apply([.replace(query, refetched, through: 6), .touched(stale, through: 5)])
+        #expect(state.snapshot == sections([(.null, ["c", "a"])]))
+        #expect(state.engine.row(forKey: "a") == row("a", rank: 7))
+        #expect(state.position == 6)
+        // A later commit is applied.
+        let fresh = [Value("c"): TouchedRow(before: row("c", rank: 3), after: row("c", rank: 9))]
+        _ = state.apply([.touched(fresh, through: 7)])
+        #expect(state.snapshot == sections([(.null, ["a", "c"])]) && state.position == 7)
+    }
+}
