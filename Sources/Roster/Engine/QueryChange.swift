@@ -19,6 +19,21 @@ struct QueryChange: Sendable {
 }
 
 extension QueryChange {
+    /// The change from rows a consumer saved (a resume token's) to the rows it is shown
+    /// now, given what the change log says happened to `entity` since: updates are the
+    /// rows whose values changed (every row that stays, in a resync); a row that left is
+    /// given as the log had it before, else as `rowNow` has it (it left the window, not the
+    /// results), else — gone, and the log no longer holding it — with its key alone.
+    static func sinceSaved(_ saved: [ListSection<Value, Value>], to now: [ListSection<Value, Value>], changes: CommittedChanges,
+                           entity: Entity, rowNow: (Value) -> [Value]?) -> (change: QueryChange?, start: [ListSection<Value, Value>]) {
+        let touched = changes.rows(of: entity)
+        let resync = changes.resync
+        return diff(from: saved, to: now, resync: resync, isUpdated: { resync != nil || (touched[$0]?.isChanged ?? false) },
+                    removedRow: { key in
+                        touched[key]?.before ?? rowNow(key) ?? entity.attributes.indices.map { $0 == entity.keyIndex ? key : .null }
+                    })
+    }
+
     /// Whether this change of the whole results changes their counts: a section comes or
     /// goes, an object comes or goes, or one moves to another section (without section
     /// changes, section indexes before and after are the same sections).

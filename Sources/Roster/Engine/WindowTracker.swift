@@ -35,7 +35,12 @@ struct WindowTracker: Sendable {
     /// - Throws: ``StoreError/Code/invalidWindow`` when it is not.
     static func check(_ window: ResultsWindow, in engine: any ResultsEngine, entity: String) throws(StoreError) {
         guard case let .anchored(key, _, _) = window, engine.rank(ofKey: key) == nil else { return }
-        throw .invalidWindow("the window's anchor \(entity) \(key) is not in the live query's results", key: key)
+        throw anchorMissing(key, entity: entity)
+    }
+
+    /// The error for an anchored window whose anchor is not in the results.
+    static func anchorMissing(_ key: Value, entity: String) -> StoreError {
+        .invalidWindow("the window's anchor \(entity) \(key) is not in the live query's results", key: key)
     }
 
     /// Places the window over `engine`'s results and returns the rows it shows now, as

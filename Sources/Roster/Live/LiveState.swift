@@ -43,33 +43,26 @@ final class LiveState {
     /// from the rows the token saved to the rows shown now (see
     /// ``ResultsController/performFetch(resumingFrom:)``).
     func resume(from token: ResumeToken, changes: CommittedChanges) {
-        if let window = token.window {
-            var tracker = WindowTracker(window, placedKeys: token.sections.flatMap(\.items), firstRank: token.firstRank ?? 0)
-            snapshot = tracker.place(in: engine)
-            tracker.shown = snapshot
-            self.window = tracker
-            countsSeen = ResultsCounts(total: engine.count, sections: engine.sectionInfos())
-        }
-        let now = snapshot
-        let touched = changes.rows(of: engine.query.entity)
-        let resync = changes.resync
-        let keyIndex = engine.query.entity.keyIndex
-        let attributeCount = engine.query.entity.attributes.count
-        var (change, start) = QueryChange.diff(
-            from: token.sections, to: snapshot, resync: resync, isUpdated: { resync != nil || (touched[$0]?.isChanged ?? false) },
-            removedRow: { key in touched[key]?.before ?? self.engine.row(forKey: key) ?? (0..<attributeCount).map { $0 == keyIndex ? key : .null } })
-        change?.resync = resync
-        previousSnapshot = start
-        guard let change else { return }
-        // Until the consumer takes the change, it holds the token's rows, window and position.
-        resumed = (change, now, window, position)
-        snapshot = token.sections
-        window = token.window.map { window in
+        // The token's window as it stood, and placed over the results now.
+        let saved = token.window.map { window in
             var tracker = WindowTracker(window, placedKeys: token.sections.flatMap(\.items), firstRank: token.firstRank ?? 0)
             tracker.shown = token.sections
             return tracker
         }
-        position = token.position
+        var placed = saved
+        let now = placed?.place(in: engine) ?? snapshot
+        placed?.shown = now
+        if placed != nil { countsSeen = ResultsCounts(total: engine.count, sections: engine.sectionInfos()) }
+        let (change, start) = QueryChange.sinceSaved(token.sections, to: now, changes: changes, entity: engine.query.entity,
+                                                     rowNow: { self.engine.row(forKey: $0) })
+        previousSnapshot = start
+        guard let change else {
+            (snapshot, window) = (now, placed)
+            return
+        }
+        // Until the consumer takes the change, it holds the token's rows, window and position.
+        resumed = (change, now, placed, position)
+        (snapshot, window, position) = (token.sections, saved, token.position)
     }
 
     /// Whether a resume's change waits for the consumer.

@@ -53,43 +53,15 @@ package struct BoundSort: Sendable, Hashable {
     }
 
     /// Conditions that together select the rows sorting before a row with these sort
-    /// values (``sortKey(of:)``), in ``orderBySQL``'s order, as disjoint ranges an index on
-    /// the sort serves one by one: for each sort key, the rows equal on the keys before it
-    /// and before on it. Nulls sort first ascending and last descending, as in `ORDER BY`;
-    /// text compares by bytes. Each condition comes with the values its `?`s take, in order.
-    package func beforeRanges(of sortValues: [Value]) -> [(sql: String, values: [Value])] {
+    /// values (``sortKey(of:)``), or after it, in ``orderBySQL``'s order, as disjoint
+    /// ranges an index on the sort serves one by one: for each sort key, the rows equal on
+    /// the keys before it and before (after) on it. Nulls sort first ascending and last
+    /// descending, as in `ORDER BY`; text compares by bytes. Each condition comes with the
+    /// values its `?`s take, in order.
+    package func ranges(of sortValues: [Value], after: Bool) -> [(sql: String, values: [Value])] {
+        let positions = descriptors.indices.filter { $0 < sortValues.count }
         var ranges: [(sql: String, values: [Value])] = []
-        var prefix: [String] = []
-        var prefixValues: [Value] = []
-        for (position, descriptor) in descriptors.enumerated() where position < sortValues.count {
-            let column = Identifier.quoted(descriptor.attribute)
-            let value = sortValues[position]
-            var strict: [(String, [Value])] = []
-            switch (descriptor.ascending, value.isNull) {
-            case (true, true): break
-            case (true, false): strict = [("\(column) IS NULL", []), ("\(column) < ? COLLATE BINARY", [value])]
-            case (false, true): strict = [("\(column) IS NOT NULL", [])]
-            case (false, false): strict = [("\(column) > ? COLLATE BINARY", [value])]
-            }
-            for (condition, values) in strict {
-                ranges.append(((prefix + [condition]).joined(separator: " AND "), prefixValues + values))
-            }
-            if value.isNull {
-                prefix.append("\(column) IS NULL")
-            } else {
-                prefix.append("\(column) = ? COLLATE BINARY")
-                prefixValues.append(value)
-            }
-        }
-        return ranges
-    }
-
-    /// Conditions that together select the rows sorting after a row with these sort
-    /// values, in ``orderBySQL``'s order, as disjoint ranges an index on the sort serves
-    /// one by one (the mirror of ``beforeRanges(of:)``), each with its values.
-    package func afterRanges(of sortValues: [Value]) -> [(sql: String, values: [Value])] {
-        var ranges: [(sql: String, values: [Value])] = []
-        for position in descriptors.indices.reversed() where position < sortValues.count {
+        for position in after ? positions.reversed() : positions {
             var prefix: [String] = []
             var prefixValues: [Value] = []
             for earlier in 0..<position {
@@ -101,20 +73,25 @@ package struct BoundSort: Sendable, Hashable {
                     prefixValues.append(sortValues[earlier])
                 }
             }
-            let column = Identifier.quoted(descriptors[position].attribute)
-            let value = sortValues[position]
-            var strict: [(String, [Value])] = []
-            switch (descriptors[position].ascending, value.isNull) {
-            case (true, true): strict = [("\(column) IS NOT NULL", [])]
-            case (true, false): strict = [("\(column) > ? COLLATE BINARY", [value])]
-            case (false, true): break
-            case (false, false): strict = [("\(column) < ? COLLATE BINARY", [value]), ("\(column) IS NULL", [])]
-            }
+            // After a value in one direction is before it in the other, ranges reversed.
+            let ascending = descriptors[position].ascending != after
+            var strict = Self.before(sortValues[position], column: Identifier.quoted(descriptors[position].attribute), ascending: ascending)
+            if after { strict.reverse() }
             for (condition, values) in strict {
                 ranges.append(((prefix + [condition]).joined(separator: " AND "), prefixValues + values))
             }
         }
         return ranges
+    }
+
+    /// The values of one column that sort before `value`, as disjoint ranges in order.
+    private static func before(_ value: Value, column: String, ascending: Bool) -> [(String, [Value])] {
+        switch (ascending, value.isNull) {
+        case (true, true): []
+        case (true, false): [("\(column) IS NULL", []), ("\(column) < ? COLLATE BINARY", [value])]
+        case (false, true): [("\(column) IS NOT NULL", [])]
+        case (false, false): [("\(column) > ? COLLATE BINARY", [value])]
+        }
     }
 
     /// ``orderBySQL`` backwards: the rows nearest a row first, going up.

@@ -95,7 +95,7 @@ struct BoundQuery: Sendable {
     func neighbourSelects(of sortValues: [Value], after: Bool) -> [(sql: String, values: [Value])] {
         let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         let table = Identifier.quoted(entity.name)
-        let ranges = after ? sort.afterRanges(of: sortValues) : sort.beforeRanges(of: sortValues).reversed()
+        let ranges = after ? sort.ranges(of: sortValues, after: true) : sort.ranges(of: sortValues, after: false).reversed()
         let order = after ? sort.orderBySQL : sort.reversedOrderBySQL
         return ranges.map { range in
             ("SELECT \(columns) FROM \(table) WHERE (\(predicate.sql)) AND \(range.sql) ORDER BY \(order) LIMIT ?", range.values)

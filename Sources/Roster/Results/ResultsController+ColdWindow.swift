@@ -42,13 +42,13 @@ extension ResultsController {
             rows = above + [row] + below
             firstRank = nil
         }
-        let sections = ListSection.grouping(rows.lazy.map { (key: query.key(of: $0), section: query.sectionName(of: $0)) })
+        let keys = rows.map(query.key(of:))
         // Without its rank, an anchored window whose every row leaves before the whole
         // results are read is placed from the top (the rank only serves that case).
-        var tracker = WindowTracker(window, placedKeys: rows.map(query.key(of:)), firstRank: firstRank ?? 0)
-        tracker.shown = sections
-        return ColdWindow(tracker: tracker, rows: Dictionary(rows.lazy.map { (query.key(of: $0), $0) }, uniquingKeysWith: { first, _ in first }),
-                          keys: rows.map(query.key(of:)), firstRank: firstRank)
+        var tracker = WindowTracker(window, placedKeys: keys, firstRank: firstRank ?? 0)
+        tracker.shown = ListSection.grouping(zip(keys, rows).lazy.map { (key: $0.0, section: query.sectionName(of: $0.1)) })
+        return ColdWindow(tracker: tracker, rows: Dictionary(zip(keys, rows), uniquingKeysWith: { first, _ in first }),
+                          keys: keys, firstRank: firstRank)
     }
 
     /// Loads the whole results of a window opened cold now, rather than at the first commit
@@ -76,16 +76,14 @@ extension ResultsController {
     /// window was read at) and the counts, now known.
     @discardableResult
     func adoptWholeResults(_ fetched: any ResultsEngine, touched: [Value: TouchedRow], resync: ResyncReason?) -> Bool {
-        guard let cold = coldWindow, var tracker = windowTracker else { return false }
-        let seen = pendingResync?.seen ?? tracker.shown
+        guard let cold = coldWindow, let shown = windowTracker?.shown else { return false }
+        let seen = pendingResync?.seen ?? shown
         let edits = pendingUserEdits
         pendingUserEdits = []
         engine = fetched
         coldWindow = nil
         pendingResync = nil
-        tracker.shown = seen
-        let now = tracker.place(in: fetched)
-        windowTracker = tracker
+        let now = placeWindow(in: fetched, seen: seen) ?? []
         let (change, start) = QueryChange.diff(
             from: seen, editedBy: edits, to: now, resync: resync, isUpdated: { resync != nil || (touched[$0]?.isChanged ?? false) },
             removedRow: { touched[$0]?.before ?? cold.rows[$0] ?? fetched.row(forKey: $0) })

@@ -142,7 +142,7 @@ public final class ResultsController: LiveQueryRequest {
             }
             guard let opened else {
                 guard case let .anchored(key, _, _) = window else { return }
-                throw .invalidWindow("the window's anchor \(query.entity.name) \(key) is not in the live query's results", key: key)
+                throw WindowTracker.anchorMissing(key, entity: query.entity.name)
             }
             store.addObserver(self)
             self.query = query
@@ -178,7 +178,7 @@ public final class ResultsController: LiveQueryRequest {
     public func resumeToken() throws(StoreError) -> ResumeToken {
         guard hasFetched else { throw .invalidResumeToken("a live query saves a resume token once performFetch() has loaded its results") }
         return ResumeToken(store: try store.storage.storeIdentifier(), request: ResumeToken.fingerprint(of: request), position: resultsPosition,
-                           window: window, firstRank: coldWindow.map { $0.firstRank == nil } == true ? nil : windowTracker?.ranks.lowerBound,
+                           window: window, firstRank: coldWindow == nil ? windowTracker?.ranks.lowerBound : coldWindow?.firstRank,
                            sections: pendingResync?.seen ?? shownNow)
     }
 
@@ -252,16 +252,10 @@ public final class ResultsController: LiveQueryRequest {
     /// delegate heard it, the token's until then.
     private func reportResumed(from token: ResumeToken, to now: [ListSection<Value, Value>], changes: CommittedChanges,
                                departed: [Value: [Value]], position: Int64, in engine: (any ResultsEngine)?) {
-        let touched = changes.rows(of: query.entity)
-        let resync = changes.resync
-        let keyIndex = query.entity.keyIndex
-        let attributeCount = query.entity.attributes.count
-        let (change, start) = QueryChange.diff(
-            from: token.sections, to: now, resync: resync, isUpdated: { resync != nil || (touched[$0]?.isChanged ?? false) },
-            removedRow: { key in
-                touched[key]?.before ?? departed[key] ?? self.row(forKey: key, in: engine) ?? (0..<attributeCount).map { $0 == keyIndex ? key : .null }
-            })
+        let (change, start) = QueryChange.sinceSaved(token.sections, to: now, changes: changes, entity: query.entity,
+                                                     rowNow: { departed[$0] ?? self.row(forKey: $0, in: engine) })
         windowTracker?.shown = token.sections
+        let touched = changes.rows(of: query.entity)
         resultsPosition = report(change, in: engine, from: start, touched: touched, shown: windowTracker == nil ? nil : now) ? position : token.position
     }
 
@@ -287,7 +281,7 @@ public final class ResultsController: LiveQueryRequest {
             return
         }
         if let window { try WindowTracker.check(window, in: engine, entity: query.entity.name) }
-        let seen = pendingResync?.seen ?? shownSnapshot(of: engine)
+        let seen = pendingResync?.seen ?? shownNow
         windowTracker = window.map { WindowTracker($0) }
         countsSeen = window == nil ? nil : Self.counts(of: engine)
         if pendingResync != nil {
@@ -297,13 +291,7 @@ public final class ResultsController: LiveQueryRequest {
             windowTracker?.shown = seen
             return
         }
-        let now = windowTracker.map { tracker in
-            var tracker = tracker
-            tracker.shown = seen
-            let now = tracker.place(in: engine)
-            windowTracker = tracker
-            return now
-        } ?? engine.snapshot
+        let now = placeWindow(in: engine, seen: seen) ?? engine.snapshot
         // No stored value changed: rows only enter and leave what the delegate sees.
         let (change, start) = QueryChange.diff(from: seen, to: now, isUpdated: { _ in false },
                                                removedRow: { engine.row(forKey: $0) ?? engine.knownRow(forKey: $0) })
@@ -322,10 +310,6 @@ public final class ResultsController: LiveQueryRequest {
         ResultsCounts(total: engine.count, sections: engine.sectionInfos())
     }
 
-    /// What the delegate last saw: the window's rows, or the whole results.
-    func shownSnapshot(of engine: any ResultsEngine) -> [ListSection<Value, Value>] {
-        windowTracker?.shown ?? engine.snapshot
-    }
 
     /// Replaces the request (same entity); the delegate hears the difference.
     ///
@@ -353,7 +337,7 @@ public final class ResultsController: LiveQueryRequest {
     /// - Parameter old: the results the delegate last saw; by default the current ones.
     func replaceResults(_ previous: any ResultsEngine, query: BoundQuery, rows: [[Value]], from old: [ListSection<Value, Value>]? = nil,
                         resync: ResyncReason? = nil, updated: (Value) -> Bool) {
-        let seen = old ?? shownSnapshot(of: previous)
+        let seen = old ?? shownNow
         let edits = pendingUserEdits
         pendingUserEdits = []
         let replacement = makeEngine(query: query, rows: rows)
@@ -371,7 +355,7 @@ public final class ResultsController: LiveQueryRequest {
     }
 
     /// Places the window over new results, from what the delegate saw; nil without a window.
-    private func placeWindow(in engine: any ResultsEngine, seen: [ListSection<Value, Value>]) -> [ListSection<Value, Value>]? {
+    func placeWindow(in engine: any ResultsEngine, seen: [ListSection<Value, Value>]) -> [ListSection<Value, Value>]? {
         guard var tracker = windowTracker else { return nil }
         tracker.shown = seen
         let now = tracker.place(in: engine)
@@ -471,7 +455,7 @@ extension ResultsController: StoreObserver {
     /// one group marked as a resync; when the read fails, reports that and tries again at
     /// the next delivery.
     private func resync(_ engine: any ResultsEngine, because reason: ResyncReason) {
-        let seen = pendingResync?.seen ?? shownSnapshot(of: engine)
+        let seen = pendingResync?.seen ?? shownNow
         let rows: [[Value]]
         do {
             rows = try store.fetchCommittedRows(query)
