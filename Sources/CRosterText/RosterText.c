@@ -1,0 +1,194 @@
+// Unicode case and diacritic folding for a predicate's [c], [d] and [cd], one
+// implementation for both sides: Swift's evaluator calls roster_fold, and SQLite calls it
+// through the SQL function roster_fold(value, mode). C, because SQLite calls it for every
+// row a query reads (Docs/Architecture.md, "Folding text").
+#include "RosterText.h"
+#include "TextFoldingTables.h"
+
+#include <string.h>
+
+#define HANGUL_FIRST 0xAC00u
+#define HANGUL_LAST 0xD7A3u
+
+/// Reads one scalar of strict UTF-8 at text[*index], advancing past it, or returns -1
+/// (advancing by nothing) when the bytes there are not valid UTF-8.
+static int32_t read_scalar(const uint8_t *text, size_t length, size_t *index) {
+    size_t i = *index;
+    uint8_t lead = text[i];
+    uint32_t scalar;
+    size_t count;
+    if (lead < 0x80) { *index = i + 1; return lead; }
+    if (lead >= 0xC2 && lead <= 0xDF) { scalar = lead & 0x1F; count = 1; }
+    else if (lead >= 0xE0 && lead <= 0xEF) { scalar = lead & 0x0F; count = 2; }
+    else if (lead >= 0xF0 && lead <= 0xF4) { scalar = lead & 0x07; count = 3; }
+    else return -1;
+    if (length - i - 1 < count) return -1;
+    for (size_t k = 1; k <= count; k++) {
+        uint8_t byte = text[i + k];
+        if ((byte & 0xC0) != 0x80) return -1;
+        scalar = (scalar << 6) | (byte & 0x3F);
+    }
+    // Overlong forms, surrogates and scalars past U+10FFFF are not valid UTF-8.
+    if ((count == 2 && scalar < 0x800) || (count == 3 && scalar < 0x10000)
+        || (scalar >= 0xD800 && scalar <= 0xDFFF) || scalar > 0x10FFFF) return -1;
+    *index = i + 1 + count;
+    return (int32_t)scalar;
+}
+
+static size_t write_scalar(uint32_t scalar, uint8_t *out) {
+    if (scalar < 0x80) { out[0] = (uint8_t)scalar; return 1; }
+    if (scalar < 0x800) {
+        out[0] = (uint8_t)(0xC0 | (scalar >> 6));
+        out[1] = (uint8_t)(0x80 | (scalar & 0x3F));
+        return 2;
+    }
+    if (scalar < 0x10000) {
+        out[0] = (uint8_t)(0xE0 | (scalar >> 12));
+        out[1] = (uint8_t)(0x80 | ((scalar >> 6) & 0x3F));
+        out[2] = (uint8_t)(0x80 | (scalar & 0x3F));
+        return 3;
+    }
+    out[0] = (uint8_t)(0xF0 | (scalar >> 18));
+    out[1] = (uint8_t)(0x80 | ((scalar >> 12) & 0x3F));
+    out[2] = (uint8_t)(0x80 | ((scalar >> 6) & 0x3F));
+    out[3] = (uint8_t)(0x80 | (scalar & 0x3F));
+    return 4;
+}
+
+/// The table entry of a scalar from U+0080, or NULL when the scalar folds to itself.
+static const roster_fold_entry *find(const roster_fold_entry *entries, size_t count, uint32_t scalar) {
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (entries[middle].scalar < scalar) low = middle + 1;
+        else high = middle;
+    }
+    return low < count && entries[low].scalar == scalar ? &entries[low] : NULL;
+}
+
+#define COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
+/// The mapping of a non-ASCII scalar for a mode, as a run of the mode's pool; false when
+/// it maps to itself. Hangul syllables are left to the caller.
+static int lookup(uint32_t scalar, int mode, const uint32_t **run, size_t *count) {
+    const roster_fold_entry *entry;
+    const uint32_t *pool;
+    switch (mode & (ROSTER_FOLD_CASE | ROSTER_FOLD_DIACRITICS)) {
+    case ROSTER_FOLD_CASE:
+        entry = find(roster_fold_case_entries, COUNT(roster_fold_case_entries), scalar);
+        pool = roster_fold_case_pool;
+        break;
+    case ROSTER_FOLD_DIACRITICS:
+        entry = find(roster_fold_diacritics_entries, COUNT(roster_fold_diacritics_entries), scalar);
+        pool = roster_fold_diacritics_pool;
+        break;
+    case ROSTER_FOLD_CASE | ROSTER_FOLD_DIACRITICS:
+        entry = find(roster_fold_both_entries, COUNT(roster_fold_both_entries), scalar);
+        pool = roster_fold_both_pool;
+        break;
+    default:
+        return 0;
+    }
+    if (entry == NULL) return 0;
+    *run = pool + entry->offset;
+    *count = entry->count;
+    return 1;
+}
+
+static int is_hangul(uint32_t scalar) { return scalar >= HANGUL_FIRST && scalar <= HANGUL_LAST; }
+
+size_t roster_fold_capacity(size_t length) {
+    return length > SIZE_MAX / ROSTER_FOLDING_MAX_GROWTH ? 0 : length * ROSTER_FOLDING_MAX_GROWTH;
+}
+
+int roster_fold_changes(const uint8_t *text, size_t length, int mode) {
+    const int foldsCase = (mode & ROSTER_FOLD_CASE) != 0;
+    size_t index = 0;
+    while (index < length) {
+        uint8_t byte = text[index];
+        if (byte < 0x80) {
+            if (foldsCase && byte >= 'A' && byte <= 'Z') return 1;
+            index += 1;
+            continue;
+        }
+        int32_t scalar = read_scalar(text, length, &index);
+        if (scalar < 0) { index += 1; continue; }
+        const uint32_t *run;
+        size_t count;
+        if ((mode & ROSTER_FOLD_DIACRITICS) && is_hangul((uint32_t)scalar)) return 1;
+        if (lookup((uint32_t)scalar, mode, &run, &count)) return 1;
+    }
+    return 0;
+}
+
+size_t roster_fold(const uint8_t *text, size_t length, int mode, uint8_t *out) {
+    const int foldsCase = (mode & ROSTER_FOLD_CASE) != 0;
+    size_t index = 0, written = 0;
+    while (index < length) {
+        uint8_t byte = text[index];
+        if (byte < 0x80) {
+            out[written++] = foldsCase && byte >= 'A' && byte <= 'Z' ? (uint8_t)(byte + 32) : byte;
+            index += 1;
+            continue;
+        }
+        size_t start = index;
+        int32_t scalar = read_scalar(text, length, &index);
+        if (scalar < 0) {
+            out[written++] = byte;
+            index += 1;
+            continue;
+        }
+        const uint32_t *run;
+        size_t count;
+        if ((mode & ROSTER_FOLD_DIACRITICS) && is_hangul((uint32_t)scalar)) {
+            // Unicode's chapter 3.12: a syllable is a leading consonant, a vowel and an
+            // optional trailing consonant. None has case, so [cd] is [d] here.
+            uint32_t offset = (uint32_t)scalar - HANGUL_FIRST;
+            written += write_scalar(0x1100 + offset / 588, out + written);
+            written += write_scalar(0x1161 + (offset % 588) / 28, out + written);
+            if (offset % 28 != 0) written += write_scalar(0x11A7 + offset % 28, out + written);
+        } else if (lookup((uint32_t)scalar, mode, &run, &count)) {
+            for (size_t k = 0; k < count; k++) written += write_scalar(run[k], out + written);
+        } else {
+            memcpy(out + written, text + start, index - start);
+            written += index - start;
+        }
+    }
+    return written;
+}
+
+const char *roster_fold_unicode_version(void) { return ROSTER_FOLDING_UNICODE_VERSION; }
+
+static void fold_function(sqlite3_context *context, int argc, sqlite3_value **argv) {
+    (void)argc;
+    int mode = sqlite3_value_int(argv[1]);
+    if (sqlite3_value_type(argv[0]) != SQLITE_TEXT || mode < 1 || mode > 3) {
+        sqlite3_result_value(context, argv[0]);
+        return;
+    }
+    const uint8_t *text = sqlite3_value_text(argv[0]);
+    int length = sqlite3_value_bytes(argv[0]);
+    if (text == NULL) {
+        // Converting the value failed: out of memory.
+        sqlite3_result_error_nomem(context);
+        return;
+    }
+    if (!roster_fold_changes(text, (size_t)length, mode)) {
+        sqlite3_result_value(context, argv[0]);
+        return;
+    }
+    size_t capacity = roster_fold_capacity((size_t)length);
+    uint8_t *out = capacity == 0 ? NULL : sqlite3_malloc64(capacity);
+    if (out == NULL) {
+        sqlite3_result_error_nomem(context);
+        return;
+    }
+    size_t written = roster_fold(text, (size_t)length, mode, out);
+    sqlite3_result_text64(context, (const char *)out, written, sqlite3_free, SQLITE_UTF8);
+}
+
+int roster_fold_register(sqlite3 *db) {
+    return sqlite3_create_function_v2(db, "roster_fold", 2,
+                                      SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY,
+                                      NULL, fold_function, NULL, NULL, NULL);
+}
