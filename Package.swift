@@ -25,8 +25,11 @@ let package = Package(
         // The preupdate hook that logs the store's own writes per transaction: C, because it
         // runs for every row a statement changes (Docs/Architecture.md).
         .target(name: "CRosterCapture", dependencies: ["CSQLite"]),
+        // Unicode case and diacritic folding for [c], [d] and [cd], with the SQL function that
+        // gives SQLite the same folding: C, because SQLite calls it for every row it reads.
+        .target(name: "CRosterText", dependencies: ["CSQLite"]),
         .target(name: "RosterUpdates"),
-        .target(name: "Roster", dependencies: ["CSQLite", "CRosterCapture", "RosterUpdates"]),
+        .target(name: "Roster", dependencies: ["CSQLite", "CRosterCapture", "CRosterText", "RosterUpdates"]),
         .target(name: "RosterScript", dependencies: ["Roster", "RosterUpdates"]),
         // The allocator's bytes in use, for the `memory` scenario (`malloc.h` is not in Glibc's module).
         .target(name: "CRosterBenchmarkSupport"),
@@ -73,7 +76,7 @@ let package = Package(
         // ordinary build each replays its corpus in Tests/Fuzz/Corpus once.
         .target(name: "CRosterFuzz", path: "Fuzz/CDriver"),
         .target(name: "RosterFuzzSupport", dependencies: ["CRosterFuzz"], path: "Fuzz/Support"),
-        .executableTarget(name: "PredicateFuzzer", dependencies: ["Roster", "CSQLite", "RosterFuzzSupport"], path: "Fuzz/PredicateFuzzer"),
+        .executableTarget(name: "PredicateFuzzer", dependencies: ["Roster", "CSQLite", "CRosterText", "RosterFuzzSupport"], path: "Fuzz/PredicateFuzzer"),
         .executableTarget(name: "JSONFuzzer", dependencies: ["RosterScript", "RosterFuzzSupport"], path: "Fuzz/JSONFuzzer"),
         .executableTarget(name: "ScriptFuzzer", dependencies: ["Roster", "RosterScript", "RosterFuzzSupport"], path: "Fuzz/ScriptFuzzer"),
         .testTarget(

@@ -1,3 +1,4 @@
+import CRosterText
 import CSQLite
 import Roster
 import RosterFuzzSupport
@@ -113,6 +114,8 @@ final class FixedTable {
         var db: OpaquePointer?
         guard sqlite3_open(":memory:", &db) == SQLITE_OK, let db else { fatalError("cannot open SQLite in memory") }
         handle = db
+        // [c], [d] and [cd] fold in SQL with the store's own function.
+        guard roster_fold_register(db) == SQLITE_OK else { fatalError("cannot register roster_fold") }
         let columns = entity.attributes.enumerated().map { index, attribute in
             let check = attribute.type == .bool ? " CHECK (\"\(attribute.name)\" IN (0, 1))" : ""
             return "\"\(attribute.name)\" \(attribute.type.columnType)\(check)" + (index == entity.keyIndex ? " NOT NULL PRIMARY KEY" : "")
@@ -120,7 +123,8 @@ final class FixedTable {
         execute("CREATE TABLE T(\(columns.joined(separator: ", "))) STRICT")
         let strings: [Value] = [.null, .string(""), .string("a"), .string("A"), .string("abc"), .string("a*b?c"),
                                 .string("[x]"), .string("é"), .string("e\u{301}"), .string("ß"), .string("日本"),
-                                .string("it's"), .string("back\\slash"), .string("%_")]
+                                .string("it's"), .string("back\\slash"), .string("%_"), .string("SS"), .string("Σίσυφος"),
+                                .string("ΣΊΣΥΦΟΣ"), .string("İstanbul"), .string("ﬃ"), .string("한글")]
         let integers: [Value] = [.null, .integer(0), .integer(1), .integer(-1), .integer(2), .integer(Int64.max),
                                  .integer(Int64.min), .integer(9_007_199_254_740_993)]
         let doubles: [Value] = [.null, .double(0), .double(-0.0), .double(1.5), .double(2), .double(-2.5),

@@ -143,9 +143,9 @@ struct InvalidUTF8Tests {
                 #expect(Value.compare(a, b) == (i < j ? -1 : (i > j ? 1 : 0)), "\(a) against \(b)")
             }
         }
-        // NOCASE folds ASCII letters, byte by byte.
-        #expect(Value.compare(.invalidUTF8([0x41, 0xC3]), .invalidUTF8([0x61, 0xC3]), collation: .noCase) == 0)
-        #expect(Value.compare(.invalidUTF8([0x41, 0xC3]), "a", collation: .noCase) == 1)
+        // [c] folds the valid scalars and keeps the invalid bytes as they are.
+        #expect(TextFolding.caseInsensitive.fold(.invalidUTF8([0x41, 0xC3])) == .invalidUTF8([0x61, 0xC3]))
+        #expect(TextFolding.caseInsensitive.fold(.invalidUTF8([0xFF] + Array("ẞ".utf8))) == .invalidUTF8([0xFF, 0x73, 0x73]))
     }
 
     @Test func textThatIsNotValidUTF8IsWrittenBackByteForByte() throws {

@@ -83,9 +83,10 @@ struct PredicateLimitsTests {
                 return "\(error)"
             }
         }
-        // [c] writes each letter as [xX]: 2,048 letters make a pattern of 8,194 bytes.
-        #expect(reason("title CONTAINS[c] %@", [.string(String(repeating: "a", count: 2_048))]).contains("8194 bytes together"))
-        #expect(reason("title CONTAINS[c] %@", [.string(String(repeating: "a", count: 2_047))]) == "no error")
+        // [c] counts the folded literal: 'ΐ' (2 bytes) folds to three scalars of 2 bytes, so
+        // 1,366 of them make a pattern of 8,198 bytes with CONTAINS's two stars.
+        #expect(reason("title CONTAINS[c] %@", [.string(String(repeating: "ΐ", count: 1_366))]).contains("8198 bytes together"))
+        #expect(reason("title CONTAINS[c] %@", [.string(String(repeating: "ΐ", count: 1_365))]) == "no error")
         let many = (0...PredicateLimits.maxStringComparisons).map { "title CONTAINS 'x\($0)'" }.joined(separator: " OR ")
         #expect(reason(many).contains("more than 16 string operators"))
         #expect(reason(many.components(separatedBy: " OR ").dropLast().joined(separator: " OR ")) == "no error")

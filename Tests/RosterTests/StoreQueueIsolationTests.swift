@@ -40,7 +40,8 @@ struct StoreQueueIsolationTests {
             }
             let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             // The C modules that Roster imports, found through their module maps.
-            let moduleMaps = ["Sources/CSQLite/module.modulemap", "Sources/CRosterCapture/include/module.modulemap"]
+            let moduleMaps = ["Sources/CSQLite/module.modulemap", "Sources/CRosterCapture/include/module.modulemap",
+                              "Sources/CRosterText/include/module.modulemap"]
                 .map { root.appendingPathComponent($0) }
             guard let modules, moduleMaps.allSatisfy({ FileManager.default.fileExists(atPath: $0.path) }) else { return nil }
             return Compiler(swiftc: swiftc, modules: modules, moduleMaps: moduleMaps)

@@ -21,21 +21,17 @@ struct ValueOrderingTests {
         .string("\u{301}"), .string("日"), .string("ä"), .string("Ä"), .string("`"), .string("{"),
     ]
 
-    @Test("every pair of tricky values compares as SQLite's operators do, BINARY and NOCASE")
+    @Test("every pair of tricky values compares as SQLite's operators do")
     func pairsAgreeWithSQLiteOperators() throws {
         let database = try QueryTestDatabase()
-        for collation in [Collation.binary, .noCase] {
-            let suffix = collation == .noCase ? " COLLATE NOCASE" : ""
-            let statement = try database.connection.prepare(
-                "SELECT CASE WHEN ?1 < ?2\(suffix) THEN -1 WHEN ?1 > ?2\(suffix) THEN 1 ELSE 0 END")
-            for a in Self.tricky {
-                for b in Self.tricky {
-                    try statement.bind([a, b])
-                    #expect(try statement.step())
-                    let expected = statement.column(0)
-                    let actual = Value.compare(a, b, collation: collation)
-                    #expect(.integer(Int64(actual)) == expected, "compare(\(a), \(b), \(collation))")
-                }
+        let statement = try database.connection.prepare("SELECT CASE WHEN ?1 < ?2 THEN -1 WHEN ?1 > ?2 THEN 1 ELSE 0 END")
+        for a in Self.tricky {
+            for b in Self.tricky {
+                try statement.bind([a, b])
+                #expect(try statement.step())
+                let expected = statement.column(0)
+                let actual = Value.compare(a, b)
+                #expect(.integer(Int64(actual)) == expected, "compare(\(a), \(b))")
             }
         }
     }
@@ -87,15 +83,6 @@ struct ValueOrderingTests {
         #expect(Value.compare(.bool(false), .double(-0.0)) == 0)
     }
 
-    @Test("NOCASE folds ASCII letters to lower case only")
-    func noCaseFoldsASCIIOnly() {
-        #expect(Value.compare("ABC", "abc", collation: .noCase) == 0)
-        #expect(Value.compare("É", "é", collation: .noCase) != 0)
-        // '_' (0x5F) lies between 'Z' and 'a': folding to lower case puts it first.
-        #expect(Value.compare("_", "A", collation: .noCase) == -1)
-        #expect(Value.compare("_", "A") == 1)
-    }
-
     @Test("ORDER BY over random mixed values equals sorting with Value.compare", arguments: [1, 2, 3] as [UInt64])
     func orderByAgrees(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
@@ -107,16 +94,13 @@ struct ValueOrderingTests {
             try insert.bind([.integer(Int64(key)), value])
             try insert.step()
         }
-        let orders: [(String, Collation, Bool)] = [
-            ("v", .binary, true), ("v DESC", .binary, false), ("v COLLATE NOCASE", .noCase, true),
-        ]
-        for (term, collation, ascending) in orders {
+        for (term, ascending) in [("v", true), ("v DESC", false)] {
             let sqlite = try database.column("SELECT k FROM V ORDER BY \(term), k").map { value -> Int in
                 guard case let .integer(key) = value else { return -1 }
                 return Int(key)
             }
             let swift = values.indices.sorted { a, b in
-                let order = Value.compare(values[a], values[b], collation: collation)
+                let order = Value.compare(values[a], values[b])
                 return order == 0 ? a < b : (ascending ? order < 0 : order > 0)
             }
             #expect(sqlite == swift, "ORDER BY \(term), seed \(seed)")

@@ -106,12 +106,12 @@ struct GlobPattern: Sendable, Hashable {
 
 extension GlobPattern {
     /// The pattern for a string operator of a predicate, with the literal's own `*`, `?`
-    /// and `[` made literal — except `LIKE`'s `*` and `?`, which are its wildcards — and,
-    /// for `[c]`, each ASCII letter `x` written `[xX]`.
+    /// and `[` made literal — except `LIKE`'s `*` and `?`, which are its wildcards. A
+    /// folding modifier's literal comes folded, and the subject is folded the same way.
     ///
     /// It works on the literal's bytes: an ASCII byte is always a character of its own to
     /// SQLite's reader, so quoting them never changes how the other bytes read.
-    init(operator op: ComparisonOperator, literal: some Sequence<UInt8>, caseInsensitive: Bool) {
+    init(operator op: ComparisonOperator, literal: some Sequence<UInt8>) {
         let (star, question, open, close): (UInt8, UInt8, UInt8, UInt8) = (42, 63, 91, 93)
         var body: [UInt8] = []
         for byte in literal {
@@ -120,9 +120,6 @@ extension GlobPattern {
                 body.append(byte)
             case star, question, open:
                 body += [open, byte, close]
-            case 97...122 where caseInsensitive, 65...90 where caseInsensitive:
-                let lower = Value.foldASCII(byte)
-                body += [open, lower, lower - 32, close]
             default:
                 body.append(byte)
             }

@@ -59,10 +59,11 @@ struct BoundTest: Sendable {
     let attribute: Int
     /// The attribute's name.
     let name: String
-    /// Whether the attribute holds text, whose comparisons depend on a collation.
+    /// Whether the attribute holds text, which compares byte for byte (SQLite's BINARY).
     let isText: Bool
-    /// How strings compare: ``Collation/noCase`` for `[c]` on a string attribute.
-    let collation: Collation
+    /// What the test folds before comparing: `[c]`, `[d]` or `[cd]` on a string attribute,
+    /// nothing otherwise. The test's values are folded already.
+    let folding: TextFolding
     let kind: Kind
 
     enum Kind: Sendable {

@@ -34,7 +34,7 @@ enum PredicatePrinter {
 
     static func text(of comparison: Comparison) -> String {
         let name = PredicateKeywords.isReserved(comparison.attribute) ? "#" + comparison.attribute : comparison.attribute
-        let op = comparison.op.rawValue + (comparison.caseInsensitive ? "[c]" : "")
+        let op = comparison.op.rawValue + comparison.folding.modifier
         let operand = switch comparison.operand {
         case let .value(value): literal(value)
         case let .list(values): "{" + values.map(literal).joined(separator: ", ") + "}"

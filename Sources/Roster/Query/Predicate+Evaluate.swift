@@ -23,7 +23,9 @@ extension BoundPredicate {
 extension BoundTest {
     /// The test's answer for one value of its attribute.
     func evaluate(_ value: Value) -> Bool {
-        func compare(_ other: Value) -> Int { Value.compare(value, other, collation: collation) }
+        // The test's own values are folded already (PredicateBinder).
+        let value = folding.isEmpty ? value : folding.fold(value)
+        func compare(_ other: Value) -> Int { Value.compare(value, other) }
         switch kind {
         // `compare` ranks null (and NaN) below everything and equal to itself: `IS`.
         case let .same(other): return compare(other) == 0

@@ -31,8 +31,8 @@ enum PredicateSQL {
         let column = Identifier.quoted(test.name)
         // A text comparison always names its collation: a column that another process rebuilt
         // with its own (`COLLATE NOCASE`) must not change what it means (Swift compares bytes).
-        // Numbers ignore collations.
-        let collated = !test.isText ? column : column + (test.collation == .noCase ? " COLLATE NOCASE" : " COLLATE BINARY")
+        // Numbers ignore collations. A folded column is a function's result, which has none.
+        let collated = !test.isText ? column : (test.folding.isEmpty ? column + " COLLATE BINARY" : test.folding.sql(column))
         func parameter(_ value: Value) -> String {
             arguments.append(value)
             return "?"
@@ -53,7 +53,8 @@ enum PredicateSQL {
             // `+column`: an index on the column must not turn the GLOB into a range of
             // bytes (SQLite's LIKE optimization), which differs from GLOB on text that is
             // not valid UTF-8; the GLOB itself is what Swift evaluates.
-            return guarded("+\(column) GLOB \(parameter(pattern.value))")
+            let subject = test.folding.isEmpty ? "+" + column : test.folding.sql(column)
+            return guarded("\(subject) GLOB \(parameter(pattern.value))")
         }
     }
 }

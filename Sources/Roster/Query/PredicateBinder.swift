@@ -42,8 +42,8 @@ struct PredicateBinder {
         for (value, offset) in zip(comparison.operand.values, comparison.valueOffsets) {
             try check(value, at: offset, against: attribute)
         }
-        let collation: Collation = comparison.caseInsensitive && attribute.type == .string ? .noCase : .binary
-        guard let kind = Self.kind(of: comparison) else { return .constant(false) }
+        let folding = attribute.type == .string ? comparison.folding : []
+        guard let kind = Self.kind(of: comparison, folding: folding) else { return .constant(false) }
         if case let .glob(pattern) = kind {
             let offset = comparison.valueOffsets.first ?? comparison.attributeOffset
             stringComparisons += 1
@@ -55,16 +55,18 @@ struct PredicateBinder {
             }
             guard patternBytes <= PredicateLimits.maxPatternTotal else {
                 throw QueryPredicateError(format: format, offset: offset,
-                                     reason: "the patterns of the string operators are \(patternBytes) bytes together (wildcards quoted, [c] letters as [xX]); the limit is \(PredicateLimits.maxPatternTotal) bytes")
+                                     reason: "the patterns of the string operators are \(patternBytes) bytes together (folded for [c] and [d], wildcards quoted); the limit is \(PredicateLimits.maxPatternTotal) bytes")
             }
         }
         referencedAttributes.insert(index)
-        return .test(BoundTest(attribute: index, name: attribute.name, isText: attribute.type == .string, collation: collation, kind: kind))
+        return .test(BoundTest(attribute: index, name: attribute.name, isText: attribute.type == .string, folding: folding, kind: kind))
     }
 
-    /// The test a comparison makes, or nil when a null operand makes it always false.
-    private static func kind(of comparison: Comparison) -> BoundTest.Kind? {
-        switch (comparison.op, comparison.operand) {
+    /// The test a comparison makes, with its values folded as `folding` asks, or nil when a
+    /// null operand makes it always false.
+    private static func kind(of comparison: Comparison, folding: TextFolding) -> BoundTest.Kind? {
+        let operand = comparison.operand.mapValues { folding.fold($0) }
+        switch (comparison.op, operand) {
         case let (.equal, .value(value)): return .same(value)
         case let (.notEqual, .value(value)): return .different(value)
         case let (.in, .list(members)):
@@ -75,7 +77,7 @@ struct PredicateBinder {
         case let (op, .value(value)) where op.isStringOperator:
             // Text that is not valid UTF-8 makes a pattern of its bytes, read as SQLite reads them.
             guard let bytes = value.textBytes else { return nil }
-            return .glob(GlobPattern(operator: op, literal: bytes, caseInsensitive: comparison.caseInsensitive))
+            return .glob(GlobPattern(operator: op, literal: bytes))
         case let (op, .value(value)):
             return value.isSQLNull ? nil : .order(op, value)
         default:

@@ -108,16 +108,16 @@ struct PredicateParser {
         let attributeOffset = token.offset
         let attribute = try parseAttribute()
         let op = try parseOperator(after: attribute)
-        var caseInsensitive = false
+        var folding: TextFolding = []
         if case let .modifier(letters) = token.kind {
-            guard letters == "c" || letters == "C" else {
-                throw error("unsupported modifier '[\(letters)]': only [c] (ASCII case-insensitive) is supported")
+            guard let modifier = TextFolding(modifier: letters) else {
+                throw error("unsupported modifier '[\(letters)]': only [c] (case-insensitive), [d] (diacritic-insensitive) and [cd] are supported")
             }
-            caseInsensitive = true
+            folding = modifier
             try advance()
         }
         let (operand, offsets) = try parseOperand(of: op)
-        return Comparison(attribute: attribute, op: op, caseInsensitive: caseInsensitive,
+        return Comparison(attribute: attribute, op: op, folding: folding,
                           operand: operand, attributeOffset: attributeOffset, valueOffsets: offsets)
     }
 
@@ -154,7 +154,7 @@ struct PredicateParser {
         }
         guard let op else {
             if case let .word(word) = found.kind, PredicateKeywords.unsupportedOperators.contains(word.uppercased()) {
-                throw error("'\(word)' is not supported in Roster's predicates")
+                throw error("'\(word)' is not supported in Roster's predicates: SQLite and Swift share no regular expression engine, so they could not give the same answer; use LIKE with * and ?")
             }
             throw error("expected an operator after '\(attribute)', found \(found.quoted)")
         }

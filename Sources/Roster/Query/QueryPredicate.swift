@@ -69,7 +69,8 @@ indirect enum PredicateNode: Sendable, Hashable {
 struct Comparison: Sendable, Hashable {
     var attribute: String
     var op: ComparisonOperator
-    var caseInsensitive: Bool
+    /// What `[c]`, `[d]` or `[cd]` folds before comparing; empty without a modifier.
+    var folding: TextFolding
     var operand: Operand
     /// Where the attribute name starts in the format.
     var attributeOffset: Int
@@ -79,13 +80,13 @@ struct Comparison: Sendable, Hashable {
     /// Equal when they test the same thing; where they were written does not count.
     static func == (lhs: Comparison, rhs: Comparison) -> Bool {
         lhs.attribute == rhs.attribute && lhs.op == rhs.op
-            && lhs.caseInsensitive == rhs.caseInsensitive && lhs.operand == rhs.operand
+            && lhs.folding == rhs.folding && lhs.operand == rhs.operand
     }
 
     func hash(into hasher: inout Hasher) {
         hasher.combine(attribute)
         hasher.combine(op)
-        hasher.combine(caseInsensitive)
+        hasher.combine(folding)
         hasher.combine(operand)
     }
 }
@@ -129,6 +130,15 @@ enum Operand: Sendable, Hashable {
         case let .value(value): [value]
         case let .list(values): values
         case let .range(low, high): [low, high]
+        }
+    }
+
+    /// The same operand with `transform` applied to each value.
+    func mapValues(_ transform: (Value) -> Value) -> Operand {
+        switch self {
+        case let .value(value): .value(transform(value))
+        case let .list(values): .list(values.map(transform))
+        case let .range(low, high): .range(transform(low), transform(high))
         }
     }
 }

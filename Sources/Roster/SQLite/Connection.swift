@@ -1,3 +1,4 @@
+import CRosterText
 import CSQLite
 
 /// One SQLite connection: the only place that opens, closes and executes SQL.
@@ -31,6 +32,15 @@ final class Connection {
             sqlite3_close_v2(handle)
             throw DatabaseError(code: error.code, extendedCode: error.extendedCode,
                                 message: "cannot open database '\(path)': \(error.message)")
+        }
+        // A predicate's [c] and [d] fold text in SQL with the C function Swift folds with
+        // (TextFolding, in Query/).
+        let registered = roster_fold_register(handle)
+        guard registered == SQLITE_OK else {
+            let error = DatabaseError(connection: handle, code: registered, sql: nil)
+            sqlite3_close_v2(handle)
+            throw DatabaseError(code: error.code, extendedCode: error.extendedCode,
+                                message: "cannot register roster_fold on '\(path)': \(error.message)")
         }
         self.handle = handle
         self.path = path

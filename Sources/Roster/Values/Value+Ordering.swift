@@ -1,13 +1,3 @@
-/// How strings compare: byte for byte, or with ASCII letters folded.
-package enum Collation: Sendable, Hashable {
-    /// SQLite's BINARY collation: UTF-8 bytes compared as unsigned numbers, then lengths.
-    case binary
-    /// SQLite's NOCASE collation: like ``binary``, after folding ASCII `A`–`Z` to `a`–`z`.
-    /// Other letters (`É`, `ß`) keep their case. This is what a predicate's `[c]` means.
-    /// As in SQLite, bytes after a NUL in both texts count only by their number.
-    case noCase
-}
-
 extension Value {
     /// Compares two values exactly as SQLite's `ORDER BY` does: -1, 0 or 1.
     ///
@@ -29,15 +19,9 @@ extension Value {
     ///
     /// - Complexity: O(*n*) in the length of the shorter string; O(1) otherwise.
     public static func compare(_ a: Value, _ b: Value) -> Int {
-        compare(a, b, collation: .binary)
-    }
-
-    /// Compares two values as ``compare(_:_:)`` does, with strings compared by
-    /// `collation` (a predicate's `[c]` compares with ``Collation/noCase``).
-    package static func compare(_ a: Value, _ b: Value, collation: Collation) -> Int {
         switch (a, b) {
         case let (.string(x), .string(y)):
-            return compareStrings(x, y, collation: collation)
+            return compareStrings(x, y)
         case let (.integer(x), .integer(y)):
             return x < y ? -1 : (x > y ? 1 : 0)
         case let (.double(x), .double(y)) where !x.isNaN && !y.isNaN:
@@ -47,7 +31,7 @@ extension Value {
         }
         let (rankA, rankB) = (a.storageRank, b.storageRank)
         if rankA != rankB { return rankA < rankB ? -1 : 1 }
-        if rankA == 2 { return compareText(a, b, collation: collation) }
+        if rankA == 2 { return compareText(a, b) }
         switch (a.numeric, b.numeric) {
         case let (.integer(x)?, .integer(y)?): return x < y ? -1 : (x > y ? 1 : 0)
         case let (.integer(x)?, .double(y)?): return compareExactly(x, y)
@@ -103,57 +87,37 @@ extension Value {
     }
 
     /// Compares text of which at least one side is ``invalidUTF8(_:)``, by bytes as for
-    /// strings. Kept out of line so that ``compare(_:_:collation:)`` stays small.
+    /// strings. Kept out of line so that ``compare(_:_:)`` stays small.
     @inline(never)
-    private static func compareText(_ a: Value, _ b: Value, collation: Collation) -> Int {
-        a.withTextBytes { x in b.withTextBytes { y in compareBytes(x, y, collation: collation) } ?? 0 } ?? 0
+    private static func compareText(_ a: Value, _ b: Value) -> Int {
+        a.withTextBytes { x in b.withTextBytes { y in compareBytes(x, y) } ?? 0 } ?? 0
     }
 
     /// Compares UTF-8 bytes as unsigned numbers, the shorter string first on a common
-    /// prefix; with ``Collation/noCase``, ASCII upper-case letters count as lower-case.
-    static func compareStrings(_ a: String, _ b: String, collation: Collation) -> Int {
+    /// prefix: SQLite's BINARY collation.
+    static func compareStrings(_ a: String, _ b: String) -> Int {
         var a = a, b = b
         return a.withUTF8 { x in
-            b.withUTF8 { y in compareBytes(x, y, collation: collation) }
+            b.withUTF8 { y in compareBytes(x, y) }
         }
     }
 
-    /// Compares two texts' bytes as ``compareStrings(_:_:collation:)`` does: SQLite's
-    /// BINARY (`memcmp`, then the length) or NOCASE (the same after folding ASCII `A`–`Z`,
-    /// byte by byte), whether or not the bytes are valid UTF-8.
-    ///
-    /// NOCASE is SQLite's `sqlite3StrNICmp`, which stops at a NUL byte on the left: a NUL
-    /// there is less than any other byte on the right, and against a NUL the rest of both
-    /// texts counts only by its length.
+    /// Compares two texts' bytes as ``compareStrings(_:_:)`` does (`memcmp`, then the
+    /// length), whether or not the bytes are valid UTF-8.
     @inline(__always)
-    static func compareBytes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>, collation: Collation) -> Int {
+    static func compareBytes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Int {
         let common = min(x.count, y.count)
         var index = 0
-        switch collation {
-        case .binary:
-            // Equal stretches eight bytes at a time (sort values often share long prefixes).
-            let (left, right) = (UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y))
-            while index + 8 <= common,
-                  left.loadUnaligned(fromByteOffset: index, as: UInt64.self) == right.loadUnaligned(fromByteOffset: index, as: UInt64.self) {
-                index += 8
-            }
-            while index < common {
-                if x[index] != y[index] { return x[index] < y[index] ? -1 : 1 }
-                index += 1
-            }
-        case .noCase:
-            while index < common {
-                let (p, q) = (foldASCII(x[index]), foldASCII(y[index]))
-                if p != q { return p < q ? -1 : 1 }
-                if p == 0 { break }
-                index += 1
-            }
+        // Equal stretches eight bytes at a time (sort values often share long prefixes).
+        let (left, right) = (UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y))
+        while index + 8 <= common,
+              left.loadUnaligned(fromByteOffset: index, as: UInt64.self) == right.loadUnaligned(fromByteOffset: index, as: UInt64.self) {
+            index += 8
+        }
+        while index < common {
+            if x[index] != y[index] { return x[index] < y[index] ? -1 : 1 }
+            index += 1
         }
         return x.count < y.count ? -1 : (x.count > y.count ? 1 : 0)
-    }
-
-    /// `A`–`Z` as `a`–`z`; every other byte unchanged.
-    static func foldASCII(_ byte: UInt8) -> UInt8 {
-        byte >= 65 && byte <= 90 ? byte + 32 : byte
     }
 }

@@ -147,9 +147,9 @@ final class ValueColumn {
             return x < y ? -1 : (x > y ? 1 : 0)
         case .codedStrings:
             let (x, y) = (codes[a], codes[b])
-            return x == y ? 0 : Value.compareStrings(distinct[Int(x)], distinct[Int(y)], collation: .binary)
+            return x == y ? 0 : Value.compareStrings(distinct[Int(x)], distinct[Int(y)])
         case .strings:
-            return Value.compareStrings(strings[a], strings[b], collation: .binary)
+            return Value.compareStrings(strings[a], strings[b])
         case .doubles, .bools, .values:
             return Value.compare(self[a], self[b])
         }
@@ -171,7 +171,7 @@ final class ValueColumn {
         case let (.doubles, .double(number)): doubles[index] = number
         case let (.codedStrings, .string(text)):
             // Most rewrites keep the string (a row that moves within its day).
-            if Value.compareStrings(distinct[Int(codes[index])], text, collation: .binary) == 0 { return true }
+            if Value.compareStrings(distinct[Int(codes[index])], text) == 0 { return true }
             codes[index] = code(of: text, value: value)
             keepCodingWorthwhile()
         case let (.strings, .string(text)): strings[index] = text
