@@ -161,6 +161,30 @@ struct RecordTests {
         #expect(try a.records(as: Article.self).allSatisfy { $0.rank > 1 && !$0.pinned || $0.title.lowercased().hasPrefix("title a1") })
     }
 
+    @Test func typedStringOperatorsFoldCaseAndDiacriticsAsTheirModifiers() throws {
+        let store = try Store.temporary()
+        try store.define(Article.self)
+        let stored = ["Élève modèle", "ELEVE", "Straße", "STRASSE", "Café", "cafe", "naïve"]
+        try store.write {
+            for (index, title) in stored.enumerated() {
+                var article = sample("t\(index)")
+                article.title = title
+                try store.insert(article)
+            }
+        }
+        func titles(_ predicate: TypedPredicate<Article>) throws -> [String] {
+            let controller = try ResultsController(store: store, request: FetchRequest(Article.self, where: predicate, sortedBy: [.ascending(\.id)]))
+            try controller.performFetch()
+            return try controller.records(as: Article.self).map(\.title)
+        }
+        #expect(try titles(.beginsWith(\.title, "eleve", caseInsensitive: true, diacriticInsensitive: true)) == ["Élève modèle", "ELEVE"])
+        #expect(try titles(.beginsWith(\.title, "eleve", caseInsensitive: true)) == ["ELEVE"])
+        #expect(try titles(.contains(\.title, "SS", caseInsensitive: true)) == ["Straße", "STRASSE"])
+        #expect(try titles(.endsWith(\.title, "fe", diacriticInsensitive: true)) == ["Café", "cafe"])
+        #expect(try titles(.equals(\.title, "NAIVE", caseInsensitive: true, diacriticInsensitive: true)) == ["naïve"])
+        #expect(try titles(.equals(\.title, "naive", caseInsensitive: true)).isEmpty)
+    }
+
     @Test func aMisspeltAttributeInAFormatIsAnErrorThatNamesIt() throws {
         #expect {
             _ = try FetchRequest(Article.self, where: .format("rnak > %@", 2))

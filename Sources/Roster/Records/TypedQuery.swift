@@ -28,17 +28,34 @@ public struct TypedPredicate<R: Record> {
         }
     }
 
-    /// The string property begins with `prefix` (`[c]`: ASCII case-insensitive).
-    public static func beginsWith(_ keyPath: KeyPath<R, String>, _ prefix: String, caseInsensitive: Bool = false) -> TypedPredicate {
-        comparison(keyPath, caseInsensitive ? "BEGINSWITH[c]" : "BEGINSWITH", .string(prefix))
+    /// The string property begins with `prefix`; `caseInsensitive` is `[c]` (Unicode's full
+    /// case folding), `diacriticInsensitive` is `[d]` (accents and other marks ignored).
+    public static func beginsWith(_ keyPath: KeyPath<R, String>, _ prefix: String,
+                                  caseInsensitive: Bool = false, diacriticInsensitive: Bool = false) -> TypedPredicate {
+        comparison(keyPath, "BEGINSWITH" + modifier(caseInsensitive, diacriticInsensitive), .string(prefix))
     }
-    /// The string property contains `text`.
-    public static func contains(_ keyPath: KeyPath<R, String>, _ text: String, caseInsensitive: Bool = false) -> TypedPredicate {
-        comparison(keyPath, caseInsensitive ? "CONTAINS[c]" : "CONTAINS", .string(text))
+    /// The string property contains `text`, folded as ``beginsWith(_:_:caseInsensitive:diacriticInsensitive:)`` says.
+    public static func contains(_ keyPath: KeyPath<R, String>, _ text: String,
+                                caseInsensitive: Bool = false, diacriticInsensitive: Bool = false) -> TypedPredicate {
+        comparison(keyPath, "CONTAINS" + modifier(caseInsensitive, diacriticInsensitive), .string(text))
     }
-    /// The string property ends with `suffix`.
-    public static func endsWith(_ keyPath: KeyPath<R, String>, _ suffix: String, caseInsensitive: Bool = false) -> TypedPredicate {
-        comparison(keyPath, caseInsensitive ? "ENDSWITH[c]" : "ENDSWITH", .string(suffix))
+    /// The string property ends with `suffix`, folded as ``beginsWith(_:_:caseInsensitive:diacriticInsensitive:)`` says.
+    public static func endsWith(_ keyPath: KeyPath<R, String>, _ suffix: String,
+                                caseInsensitive: Bool = false, diacriticInsensitive: Bool = false) -> TypedPredicate {
+        comparison(keyPath, "ENDSWITH" + modifier(caseInsensitive, diacriticInsensitive), .string(suffix))
+    }
+    /// The string property equals `text` once both are folded: `==[c]`, `==[d]` or `==[cd]`
+    /// (without folding, `\.title == text` says it).
+    public static func equals(_ keyPath: KeyPath<R, String>, _ text: String,
+                              caseInsensitive: Bool = false, diacriticInsensitive: Bool = false) -> TypedPredicate {
+        comparison(keyPath, "==" + modifier(caseInsensitive, diacriticInsensitive), .string(text))
+    }
+
+    private static func modifier(_ caseInsensitive: Bool, _ diacriticInsensitive: Bool) -> String {
+        var folding: TextFolding = []
+        if caseInsensitive { folding.insert(.caseInsensitive) }
+        if diacriticInsensitive { folding.insert(.diacriticInsensitive) }
+        return folding.modifier
     }
 
     /// Both predicates hold.
