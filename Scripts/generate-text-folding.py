@@ -9,11 +9,17 @@ table:
 - [c]  full case folding: CaseFolding.txt, statuses C and F;
 - [d]  canonical decomposition (UnicodeData.txt, applied until nothing decomposes), then
        every scalar of general category Mn (nonspacing mark) dropped;
-- [cd] [c], then [d] on each scalar that [c] gives.
+- [cd] [d], then [c] on each scalar that gives, then [d] again: diacritics go first, so
+       [cd] drops every mark [d] drops (U+0345 alone, not the iota [c] makes of it), and
+       marks that case folding brings (İ's dot) go too.
 
 Hangul syllables decompose by the algorithm of Unicode's chapter 3.12, in C, and are not in
 the tables. The generated file is committed; run this again only to move to another
 Unicode version:  python3 Scripts/generate-text-folding.py [UCD folder]
+
+Before writing, it checks [c] against Python's str.casefold and [d] against
+unicodedata's NFD for every scalar that Python's Unicode version assigns (Python's own
+tables may be older; a scalar it does not know is not checked), and stops on a difference.
 """
 import os
 import sys
@@ -76,7 +82,7 @@ def fold_diacritics(code):
 
 
 def fold_both(code):
-    return [part for scalar in fold_case(code) for part in fold_diacritics(scalar)]
+    return [part for plain in fold_diacritics(code) for folded in fold_case(plain) for part in fold_diacritics(folded)]
 
 
 def utf8_length(scalars):
@@ -95,11 +101,21 @@ def table(mapping):
 
 
 tables = [("case", fold_case), ("diacritics", fold_diacritics), ("both", fold_both)]
-growth = 1
-for _, mapping in tables:
-    for code, folded in table(mapping):
-        growth = max(growth, -(-utf8_length(folded) // utf8_length([code])))
-growth = max(growth, 3)  # a Hangul syllable: 3 bytes become up to three 3-byte jamo
+
+# An independent check: Python's own Unicode tables.
+import unicodedata
+differences = []
+for code in range(0x80, 0x110000):
+    if 0xD800 <= code <= 0xDFFF or unicodedata.category(chr(code)) == "Cn":
+        continue
+    if [ord(part) for part in chr(code).casefold()] != fold_case(code):
+        differences.append(f"[c] U+{code:04X}")
+    if unicodedata.category(chr(code)) == category.get(code):
+        nfd = [ord(part) for part in unicodedata.normalize("NFD", chr(code)) if unicodedata.category(part) != "Mn"]
+        if nfd != fold_diacritics(code):
+            differences.append(f"[d] U+{code:04X}")
+if differences:
+    sys.exit(f"the tables differ from Python's (Unicode {unicodedata.unidata_version}): {differences[:20]}")
 # Marks that [d] keeps and that canonical ordering would move: folded text is not reordered.
 kept_marks = sorted(code for code, ccc in combining_class.items() if ccc != 0 and category[code] != "Mn")
 
@@ -116,8 +132,6 @@ lines = [
     "#include <stdint.h>",
     "",
     f'#define ROSTER_FOLDING_UNICODE_VERSION "{version}"',
-    "/// The most bytes one scalar's folding takes for each byte of the scalar.",
-    f"#define ROSTER_FOLDING_MAX_GROWTH {growth}",
     "",
     "typedef struct { uint32_t scalar; uint16_t offset; uint8_t count; } roster_fold_entry;",
     "",
@@ -145,5 +159,5 @@ lines.append("#endif")
 
 with open(output, "w", encoding="utf-8") as file:
     file.write("\n".join(lines) + "\n")
-print(f"wrote {output}: Unicode {version}, growth {growth}, "
+print(f"wrote {output}: Unicode {version} (checked against Python's {unicodedata.unidata_version}), "
       + ", ".join(f"{name} {len(table(mapping))} entries" for name, mapping in tables))

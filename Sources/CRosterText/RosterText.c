@@ -97,28 +97,43 @@ static int lookup(uint32_t scalar, int mode, const uint32_t **run, size_t *count
 
 static int is_hangul(uint32_t scalar) { return scalar >= HANGUL_FIRST && scalar <= HANGUL_LAST; }
 
-size_t roster_fold_capacity(size_t length) {
-    return length > SIZE_MAX / ROSTER_FOLDING_MAX_GROWTH ? 0 : length * ROSTER_FOLDING_MAX_GROWTH;
+/// The UTF-8 length of a scalar.
+static size_t scalar_length(uint32_t scalar) {
+    return scalar < 0x80 ? 1 : scalar < 0x800 ? 2 : scalar < 0x10000 ? 3 : 4;
 }
 
-int roster_fold_changes(const uint8_t *text, size_t length, int mode) {
+size_t roster_fold_measure(const uint8_t *text, size_t length, int mode, int *changes) {
     const int foldsCase = (mode & ROSTER_FOLD_CASE) != 0;
-    size_t index = 0;
+    size_t index = 0, measured = 0;
+    *changes = 0;
     while (index < length) {
         uint8_t byte = text[index];
         if (byte < 0x80) {
-            if (foldsCase && byte >= 'A' && byte <= 'Z') return 1;
+            if (foldsCase && byte >= 'A' && byte <= 'Z') *changes = 1;
+            measured += 1;
             index += 1;
             continue;
         }
+        size_t start = index;
         int32_t scalar = read_scalar(text, length, &index);
-        if (scalar < 0) { index += 1; continue; }
+        if (scalar < 0) {
+            measured += 1;
+            index += 1;
+            continue;
+        }
         const uint32_t *run;
         size_t count;
-        if ((mode & ROSTER_FOLD_DIACRITICS) && is_hangul((uint32_t)scalar)) return 1;
-        if (lookup((uint32_t)scalar, mode, &run, &count)) return 1;
+        if ((mode & ROSTER_FOLD_DIACRITICS) && is_hangul((uint32_t)scalar)) {
+            *changes = 1;
+            measured += (((uint32_t)scalar - HANGUL_FIRST) % 28 != 0) ? 9 : 6;
+        } else if (lookup((uint32_t)scalar, mode, &run, &count)) {
+            *changes = 1;
+            for (size_t k = 0; k < count; k++) measured += scalar_length(run[k]);
+        } else {
+            measured += index - start;
+        }
     }
-    return 0;
+    return measured;
 }
 
 size_t roster_fold(const uint8_t *text, size_t length, int mode, uint8_t *out) {
@@ -162,23 +177,36 @@ const char *roster_fold_unicode_version(void) { return ROSTER_FOLDING_UNICODE_VE
 static void fold_function(sqlite3_context *context, int argc, sqlite3_value **argv) {
     (void)argc;
     int mode = sqlite3_value_int(argv[1]);
-    if (sqlite3_value_type(argv[0]) != SQLITE_TEXT || mode < 1 || mode > 3) {
+    int type = sqlite3_value_type(argv[0]);
+    if ((type != SQLITE_TEXT && type != SQLITE_BLOB) || mode < 1 || mode > 3) {
         sqlite3_result_value(context, argv[0]);
         return;
     }
-    const uint8_t *text = sqlite3_value_text(argv[0]);
+    // A BLOB's bytes as they are; text as UTF-8 (the store's encoding, so no conversion).
+    const uint8_t *text = type == SQLITE_BLOB ? sqlite3_value_blob(argv[0]) : sqlite3_value_text(argv[0]);
     int length = sqlite3_value_bytes(argv[0]);
-    if (text == NULL) {
-        // Converting the value failed: out of memory.
+    if (text == NULL && length > 0) {
+        // Reading the value failed: out of memory.
         sqlite3_result_error_nomem(context);
         return;
     }
-    if (!roster_fold_changes(text, (size_t)length, mode)) {
-        sqlite3_result_value(context, argv[0]);
+    int changes = 0;
+    size_t folded = length > 0 ? roster_fold_measure(text, (size_t)length, mode, &changes) : 0;
+    if (!changes) {
+        if (type == SQLITE_TEXT) sqlite3_result_value(context, argv[0]);
+        else sqlite3_result_text64(context, length > 0 ? (const char *)text : "", (sqlite3_uint64)length, SQLITE_TRANSIENT, SQLITE_UTF8);
         return;
     }
-    size_t capacity = roster_fold_capacity((size_t)length);
-    uint8_t *out = capacity == 0 ? NULL : sqlite3_malloc64(capacity);
+    if (folded > (size_t)sqlite3_limit(sqlite3_context_db_handle(context), SQLITE_LIMIT_LENGTH, -1)) {
+        sqlite3_result_error_toobig(context);
+        return;
+    }
+    if (folded == 0) {
+        // Only marks that [d] drops: the empty text (sqlite3_malloc64(0) gives NULL).
+        sqlite3_result_text64(context, "", 0, SQLITE_STATIC, SQLITE_UTF8);
+        return;
+    }
+    uint8_t *out = sqlite3_malloc64(folded);
     if (out == NULL) {
         sqlite3_result_error_nomem(context);
         return;

@@ -166,7 +166,7 @@ final class RandomWorld {
             let op = ["==", "!=", "<", "<=", ">", ">="].randomElement(using: &random)!
             return "\(name) \(op) \(literal(randomValue(attribute.type, &random)))"
         case 2 where attribute.type == .string:
-            let op = ["BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "BEGINSWITH[c]", "CONTAINS[c]", "LIKE[c]"].randomElement(using: &random)!
+            let op = ["BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "BEGINSWITH[c]", "CONTAINS[c]", "LIKE[c]", "ENDSWITH[d]", "CONTAINS[cd]"].randomElement(using: &random)!
             let pattern = ["", "a", "B", "*a", "?", "é", "e*", "\u{FFFD}", "a\u{FFFD}", "\u{80}"].randomElement(using: &random)!
             return "\(name) \(op) '\(pattern)'"
         case 3:

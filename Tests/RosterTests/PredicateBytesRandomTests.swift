@@ -26,6 +26,9 @@ struct PredicateBytesRandomTests {
     static let pieces: [[UInt8]] = [
         [0x61], [0x41], [0x62], [0x2A], [0x3F], [0x5B], [0x5D], [0x5E], [0x2D], [0x00],
         [0xC3, 0xA9],              // é
+        [0xCC, 0x81],              // U+0301, a nonspacing mark that [d] drops
+        [0xED, 0x95, 0x9C],        // 한, which [d] decomposes into three jamo
+        [0xC3, 0x9F],              // ß, which [c] folds to "ss"
         [0xEF, 0xBF, 0xBD],        // U+FFFD
         [0xEF, 0xBF, 0xBE],        // U+FFFE, which SQLite 3.40 reads as U+FFFD
         [0xC2, 0x80],              // U+0080
@@ -136,7 +139,7 @@ struct PredicateBytesRandomTests {
     static func randomComparison(stored: [[UInt8]], arguments: inout [Value], _ random: inout SplitMix64) -> String {
         let attribute = random.pick(["k", "s", "t"])
         let op = random.pick(["==", "!=", "<", "<=", ">", ">=", "IN", "BETWEEN", "BEGINSWITH", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "LIKE"])
-        let modifier = random.chance(0.4) ? "[c]" : ""
+        let modifier = random.chance(0.5) ? random.pick(["[c]", "[d]", "[cd]"]) : ""
         func value() -> String {
             arguments.append(random.chance(0.05) ? .null : Value(textBytes: nearMiss(random.pick(stored), &random)))
             return "%@"

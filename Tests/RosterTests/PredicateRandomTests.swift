@@ -80,7 +80,7 @@ struct PredicateRandomTests {
         var operators = ["==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", "IN", "IN", "BETWEEN"]
         if attribute.type == .string { operators += ["BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "LIKE", "CONTAINS"] }
         let op = random.pick(operators)
-        let modifier = random.chance(attribute.type == .string ? 0.5 : 0.05) ? "[c]" : ""
+        let modifier = random.chance(attribute.type == .string ? 0.5 : 0.05) ? random.pick(["[c]", "[d]", "[cd]"]) : ""
         func value() -> String {
             let stringOperator = op.allSatisfy(\.isLetter) && op != "IN" && op != "BETWEEN"
             let literal = randomValue(for: attribute.type, stringOperator: stringOperator, stored: stored, &random)

@@ -12,15 +12,13 @@ enum {
     ROSTER_FOLD_DIACRITICS = 2,
 };
 
-/// The bytes that folding `length` bytes of text may take at the most, or 0 when that
-/// number would not fit in a size_t.
-size_t roster_fold_capacity(size_t length);
+/// The exact number of bytes that folding `length` bytes of text writes, and in
+/// `*changes` whether the folded text differs from the text (0 when it is the text
+/// itself, which then need not be folded at all).
+size_t roster_fold_measure(const uint8_t *text, size_t length, int mode, int *changes);
 
-/// Whether folding the text changes it: 0 when the folded text is the text itself.
-int roster_fold_changes(const uint8_t *text, size_t length, int mode);
-
-/// Folds `length` bytes of text into `out`, which has room for
-/// `roster_fold_capacity(length)` bytes, and returns the bytes written.
+/// Folds `length` bytes of text into `out`, which has room for the bytes
+/// roster_fold_measure gives, and returns the bytes written.
 ///
 /// Each Unicode scalar that is valid UTF-8 becomes its folding (full case folding for
 /// ROSTER_FOLD_CASE; canonical decomposition without nonspacing marks for
@@ -33,8 +31,10 @@ size_t roster_fold(const uint8_t *text, size_t length, int mode, uint8_t *out);
 const char *roster_fold_unicode_version(void);
 
 /// Registers `roster_fold(value, mode)` on a connection: a deterministic SQL function
-/// that folds text as roster_fold does (mode 1, 2 or 3) and returns every other value, and
-/// NULL, unchanged. It is SQLITE_DIRECTONLY: a schema (a view, a trigger, an index) cannot
+/// that folds text as roster_fold does (mode 1, 2 or 3), reads a BLOB's bytes as text (as
+/// Roster reads a BLOB in a string column) and returns numbers and NULL unchanged. A folded
+/// text longer than SQLite's length limit (SQLITE_LIMIT_LENGTH) is an error, "string or
+/// blob too big". It is SQLITE_DIRECTONLY: a schema (a view, a trigger, an index) cannot
 /// use it, so that no file needs Roster to be read. Returns SQLite's result code.
 int roster_fold_register(sqlite3 *db);
 

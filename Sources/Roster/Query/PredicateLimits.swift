@@ -23,7 +23,7 @@ public enum PredicateLimits {
     public static let maxStringComparisons = 16
     /// The longest the `GLOB` patterns of one predicate's string operators may be together,
     /// in compiled bytes (the operand's `*`, `?` and `[` take three bytes each there, and
-    /// with `[c]` each ASCII letter takes four): the work per character of the value grows
+    /// with `[c]` or `[d]` the operand counts as folded): the work per character of the value grows
     /// with it. It keeps every pattern well under SQLite's own 50,000.
     public static let maxPatternTotal = 8_192
 }

@@ -7,8 +7,8 @@
 ///
 /// The subset understood: comparisons `== = != <> < <= > >= =< =>`; `BEGINSWITH`,
 /// `ENDSWITH`, `CONTAINS` and `LIKE` (`*` and `?` wildcards); `IN {a, b}`;
-/// `BETWEEN {lo, hi}`; each operator with an optional `[c]` for ASCII case-insensitive
-/// strings; `AND`/`&&`, `OR`/`||`, `NOT`/`!`, parentheses, `TRUEPREDICATE` and
+/// `BETWEEN {lo, hi}`; each operator with an optional `[c]` (Unicode case folding), `[d]`
+/// (diacritics dropped) or `[cd]` for strings; `AND`/`&&`, `OR`/`||`, `NOT`/`!`, parentheses, `TRUEPREDICATE` and
 /// `FALSEPREDICATE`. Values are quoted strings, numbers, `YES`/`NO`/`TRUE`/`FALSE`,
 /// `nil`/`NULL`, or `%@` taking the next argument; `%K` takes an attribute name. An
 /// attribute named like a keyword is written `#name`. Keywords are case-insensitive.

@@ -3,7 +3,7 @@ import CRosterText
 /// What a predicate's modifier folds before two strings compare: `[c]` the case of every
 /// letter (Unicode's full case folding: `ß` matches `ss`, `Σ`, `σ` and `ς` match), `[d]`
 /// diacritics (canonical decomposition, then every nonspacing mark dropped: `é` matches
-/// `e`), `[cd]` both.
+/// `e`), `[cd]` both (diacritics, case, then diacritics again).
 ///
 /// One implementation folds for both sides of a predicate: Swift's evaluator calls it
 /// directly, and SQLite through the SQL function `roster_fold(value, mode)` that every
@@ -50,10 +50,11 @@ struct TextFolding: OptionSet, Sendable, Hashable {
 
     /// The folded text of these bytes, or nil when folding leaves them as they are.
     func fold(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        guard !isEmpty, let base = bytes.baseAddress, roster_fold_changes(base, bytes.count, rawValue) != 0 else { return nil }
-        let capacity = roster_fold_capacity(bytes.count)
-        guard capacity > 0 else { return nil }  // longer than memory can hold anyway
-        return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+        guard !isEmpty, let base = bytes.baseAddress else { return nil }
+        var changes: Int32 = 0
+        let length = roster_fold_measure(base, bytes.count, rawValue, &changes)
+        guard changes != 0 else { return nil }
+        return [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
             count = buffer.baseAddress.map { roster_fold(base, bytes.count, rawValue, $0) } ?? 0
         }
     }
