@@ -26,6 +26,31 @@ struct ScriptCommand {
         return try string(field)
     }
 
+    /// An optional bool field (absent or null gives false).
+    func optionalBool(_ field: String) throws(ScriptError) -> Bool {
+        guard let value = object[field], !value.isNull else { return false }
+        guard case let .bool(flag) = value else {
+            throw ScriptError("\(op): \"\(field)\" must be true or false, not \(value.serialized())")
+        }
+        return flag
+    }
+
+    /// An optional field holding an array of strings (absent or null gives nil).
+    func optionalStrings(_ field: String) throws(ScriptError) -> [String]? {
+        guard let value = object[field], !value.isNull else { return nil }
+        guard case let .array(items) = value else {
+            throw ScriptError("\(op): \"\(field)\" must be an array of strings, not \(value.serialized())")
+        }
+        var strings: [String] = []
+        for item in items {
+            guard case let .string(text) = item else {
+                throw ScriptError("\(op): \"\(field)\" must be an array of strings; \(item.serialized()) is not a string")
+            }
+            strings.append(text)
+        }
+        return strings
+    }
+
     /// A required field of any JSON type.
     func value(_ field: String) throws(ScriptError) -> JSONValue {
         guard let value = object[field] else { throw ScriptError("\(op): missing field \"\(field)\"") }

@@ -76,7 +76,9 @@ extension ScriptRunner {
             entity: entityName,
             predicate: try predicate(command.optionalString("predicate"), command),
             sortKeys: sort,
-            sectionAttribute: try command.optionalString("section"))
+            sectionAttribute: try command.optionalString("section"),
+            displayedAttributes: try command.optionalStrings("displays"),
+            reportsChangedAttributes: try command.optionalBool("changedAttributes"))
         let controller = try ResultsController(store: store, request: request)
         try controller.setWindow(ScriptWindow.window(command.object["window"], of: store.entity(named: entityName)))
         let recorder = TraceRecorder(queryName: name, adapter: adapter)

@@ -64,10 +64,19 @@ final class TraceRecorder: ResultsControllerDelegate {
     }
 
     func controller(_ controller: ResultsController, didChange object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) {
+        // The callbacks come in the order of the controller's group.
+        let position = group.objectChanges.count
         group.objectChanges.append(ObjectChange(type: type, item: object.key, from: indexPath, to: newIndexPath))
         var fields: [(String, JSONValue)] = [("change", .string(Self.name(of: type))), ("key", ScriptValues.json(object.key))]
         if let indexPath { fields.append(("from", ScriptValues.json(indexPath))) }
         if let newIndexPath { fields.append(("to", ScriptValues.json(newIndexPath))) }
+        // A query that asked for changed attributes names them on updates and moves
+        // (null where unknown: a resync's updates, a move that changed nothing).
+        if controller.request.reportsChangedAttributes && (type == .update || type == .move) {
+            let changes = controller.lastChange?.objectChanges ?? []
+            let change = position < changes.count && changes[position].item == object.key ? changes[position] : nil
+            fields.append(("changed", change?.changedAttributes.map { .array($0.map(JSONValue.string)) } ?? .null))
+        }
         record("object", fields)
     }
 

@@ -55,6 +55,10 @@ public struct ObjectChange<ItemID: Hashable & Sendable>: Hashable, Sendable {
     public var from: IndexPath?
     /// The object's index path after the change: set for insert, move and update; nil for delete.
     public var to: IndexPath?
+    /// For an update, or a move that also changed values, the names of the attributes
+    /// whose values changed, when the live query asked for them and knows them; nil
+    /// otherwise (after a resync, every object is updated and nothing is known).
+    public var changedAttributes: [String]?
 
     /// Creates an object callback.
     ///
@@ -63,10 +67,12 @@ public struct ObjectChange<ItemID: Hashable & Sendable>: Hashable, Sendable {
     ///   - item: The object's identifier.
     ///   - from: The before-path (delete, move, update), or nil for an insert.
     ///   - to: The after-path (insert, move, update), or nil for a delete.
-    public init(type: ObjectChangeType, item: ItemID, from: IndexPath?, to: IndexPath?) {
+    ///   - changedAttributes: The names of the attributes whose values changed, or nil.
+    public init(type: ObjectChangeType, item: ItemID, from: IndexPath?, to: IndexPath?, changedAttributes: [String]? = nil) {
         self.type = type
         self.item = item
         self.from = from
         self.to = to
+        self.changedAttributes = changedAttributes
     }
 }

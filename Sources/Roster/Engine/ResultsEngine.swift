@@ -39,6 +39,10 @@ protocol ResultsEngine: AnyObject {
     ///
     /// - Throws: when a read it needs fails; the results are then as they were.
     func apply(touched: [Value: TouchedRow]) throws(StoreError) -> QueryChange?
+    /// Stores the new values of rows that keep their place and their answer (only
+    /// attributes that neither sort, section nor filter them changed), reporting nothing:
+    /// ``BoundQuery/separatingSilent(_:)``'s silent rows.
+    func refresh(_ silent: [Value: TouchedRow])
     /// The change from these results to `new` (the same query, re-fetched), given the rows
     /// the commit touched: which staying rows changed, and the rows of those that left.
     func change(to new: any ResultsEngine, touched: [Value: TouchedRow]) -> QueryChange?
@@ -58,6 +62,11 @@ extension ResultsEngine {
 }
 
 extension IncrementalResults: ResultsEngine {
+    func refresh(_ silent: [Value: TouchedRow]) {
+        // Sort values stay, so only a cached whole row changes.
+        for (key, row) in silent { if let after = row.after { replaceInPlace(key: key, with: after, caching: false) } }
+    }
+
     /// Diffs by ids when `new` is incremental too (``change(from:to:touched:)``), else whole snapshots.
     func change(to new: any ResultsEngine, touched: [Value: TouchedRow]) -> QueryChange? {
         guard let new = new as? IncrementalResults else { return snapshotChange(to: new, touched: touched) }
@@ -99,5 +108,9 @@ final class RefetchingResults: ResultsEngine {
 
     func apply(touched: [Value: TouchedRow]) throws(StoreError) -> QueryChange? {
         state.replace(query: state.query, rows: try refetch(state.query))
+    }
+
+    func refresh(_ silent: [Value: TouchedRow]) {
+        state.refresh(silent.compactMapValues(\.after))
     }
 }

@@ -27,6 +27,16 @@ struct ResultsState: Sendable {
 
     // MARK: Changes
 
+    /// Stores new values of rows that keep their place: only attributes that neither sort,
+    /// section nor filter them changed. Rows of keys not in the results are ignored.
+    mutating func refresh(_ newRows: [Value: [Value]]) {
+        for (key, row) in newRows {
+            guard let path = indexPath(for: key) else { continue }
+            rows[sectionStarts[path.section].start + path.item] = row
+            rowByKey[key] = row
+        }
+    }
+
     /// Replaces the query and its results (after a re-fetch, or a sort or predicate
     /// change): the difference between the old and the new, objects whose stored values
     /// differ from what was held being updates.

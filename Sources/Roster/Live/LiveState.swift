@@ -53,8 +53,10 @@ final class LiveState {
         let now = placed?.place(in: engine) ?? snapshot
         placed?.shown = now
         if placed != nil { countsSeen = ResultsCounts(total: engine.count, sections: engine.sectionInfos()) }
-        let (change, start) = QueryChange.sinceSaved(token.sections, to: now, changes: changes, entity: engine.query.entity,
+        var (change, start) = QueryChange.sinceSaved(token.sections, to: now, changes: changes, entity: engine.query.entity,
                                                      rowNow: { self.engine.row(forKey: $0) })
+        let touched = changes.rows(of: engine.query.entity)
+        if change?.describeAttributeChanges(for: engine.query, rows: { (touched[$0]?.before, touched[$0]?.after) }) == false { change = nil }
         previousSnapshot = start
         guard let change else {
             (snapshot, window) = (now, placed)
@@ -135,7 +137,11 @@ final class LiveState {
             }
         }
         if onlyCommits {
-            return applyCommits(touched.filter { $0.value.isChanged })
+            let (applied, silent) = engine.query.separatingSilent(touched.filter { $0.value.isChanged })
+            engine.refresh(silent)
+            guard var change = applyCommits(applied),
+                  change.describeAttributeChanges(for: engine.query, rows: { (touched[$0]?.before, touched[$0]?.after) }) else { return nil }
+            return change
         }
         return applyWithDiff(steps)
     }
@@ -192,7 +198,8 @@ final class LiveState {
         for step in steps {
             switch step {
             case let .touched(rows, _):
-                let changed = shown(rows).filter { $0.value.isChanged }
+                let (changed, silent) = engine.query.separatingSilent(shown(rows).filter { $0.value.isChanged })
+                engine.refresh(silent)
                 guard !changed.isEmpty else { continue }
                 for key in changed.keys { note(key) }
                 let applied: QueryChange?
@@ -246,6 +253,11 @@ final class LiveState {
                 if change == nil { change = QueryChange() }
                 change?.counts = counts
             }
+        }
+        if change?.describeAttributeChanges(for: engine.query, rows: { key in
+            (seen[key] ?? nil, self.engine.row(forKey: key))
+        }) == false {
+            change = nil
         }
         if change != nil { previousSnapshot = start }
         return change

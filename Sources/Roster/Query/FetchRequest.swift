@@ -22,13 +22,25 @@ public struct FetchRequest: Sendable, Hashable {
     public var sortKeys: [SortKey]
     /// The attribute whose value names each section, or nil for one section.
     public var sectionAttribute: String?
+    /// The attributes the list displays, or nil for all of them. A commit that changes only
+    /// other attributes of an object reports no `update` for it (its values are still
+    /// current when read); one that changes a displayed attribute reports it as before.
+    /// Moves, inserts and deletes do not depend on it.
+    public var displayedAttributes: [String]?
+    /// Whether each `update`, and each `move` that also changed values, names the
+    /// attributes whose values changed (``ObjectChange/changedAttributes``, in the order of
+    /// the entity's attributes). Off by default: the changes are then exactly as without it.
+    public var reportsChangedAttributes: Bool
 
     /// Creates a fetch request.
-    public init(entity: String, predicate: QueryPredicate = .all, sortKeys: [SortKey] = [], sectionAttribute: String? = nil) {
+    public init(entity: String, predicate: QueryPredicate = .all, sortKeys: [SortKey] = [], sectionAttribute: String? = nil,
+                displayedAttributes: [String]? = nil, reportsChangedAttributes: Bool = false) {
         self.entityName = entity
         self.predicate = predicate
         self.sortKeys = sortKeys
         self.sectionAttribute = sectionAttribute
+        self.displayedAttributes = displayedAttributes
+        self.reportsChangedAttributes = reportsChangedAttributes
     }
 }
 
@@ -50,6 +62,12 @@ struct BoundQuery: Sendable {
     /// The attribute indexes `orderSQL` returns, in order: the key, then the sort values
     /// other than the key.
     let orderColumns: [Int]
+    /// For each attribute, whether the request displays it (every one without
+    /// ``FetchRequest/displayedAttributes``).
+    let isDisplayed: [Bool]
+    /// For each attribute, whether a change to it can insert, delete or move an object:
+    /// the key, the sort keys, the section attribute and what the predicate reads.
+    let isPlacing: [Bool]
 
     init(_ request: FetchRequest, entity: Entity) throws(RequestBindingError) {
         self.request = request
@@ -78,6 +96,22 @@ struct BoundQuery: Sendable {
         } catch {
             throw .sort(error)
         }
+        if let displayed = request.displayedAttributes {
+            var isDisplayed = [Bool](repeating: false, count: entity.attributes.count)
+            for name in displayed {
+                guard let index = entity.index(of: name) else {
+                    throw .unknownDisplayedAttribute(entity: entity.name, attribute: name)
+                }
+                isDisplayed[index] = true
+            }
+            self.isDisplayed = isDisplayed
+        } else {
+            isDisplayed = [Bool](repeating: true, count: entity.attributes.count)
+        }
+        var isPlacing = [Bool](repeating: false, count: entity.attributes.count)
+        for index in [entity.keyIndex] + sort.attributeIndexes + predicate.referencedAttributes { isPlacing[index] = true }
+        if let sectionIndex { isPlacing[sectionIndex] = true }
+        self.isPlacing = isPlacing
         let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         let table = Identifier.quoted(entity.name)
         selectSQL = "SELECT \(columns) FROM \(table) WHERE \(predicate.sql) ORDER BY \(sort.orderBySQL)"
@@ -118,6 +152,8 @@ enum RequestBindingError: Error, Sendable {
     case predicate(QueryPredicateError)
     /// The section attribute is not an attribute of the entity.
     case unknownSectionAttribute(entity: String, attribute: String)
+    /// A displayed attribute is not an attribute of the entity.
+    case unknownDisplayedAttribute(entity: String, attribute: String)
     /// A sort key names an attribute the entity does not have.
     case sort(SchemaError)
 }

@@ -194,7 +194,8 @@ extension StoreError {
     init(_ error: RequestBindingError) {
         switch error {
         case let .predicate(predicateError): self = .predicate(predicateError)
-        case let .unknownSectionAttribute(entity, attribute): self = .unknownAttribute(entity: entity, attribute: attribute)
+        case let .unknownSectionAttribute(entity, attribute), let .unknownDisplayedAttribute(entity, attribute):
+            self = .unknownAttribute(entity: entity, attribute: attribute)
         case let .sort(schemaError): self = .schema(schemaError)
         }
     }
