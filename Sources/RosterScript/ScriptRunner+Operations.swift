@@ -36,7 +36,7 @@ extension ScriptRunner {
                 try query.controller.setWindow(ScriptWindow.window(command.value("window"), of: entity))
             case "token":
                 let query = try liveQuery(command)
-                tokens[try command.string("name")] = (try query.controller.resumeToken(), query.controller.request)
+                tokens[try command.string("name")] = (try query.controller.resumeToken(), query.controller.request, query.recorder.adapter)
             case "resume": try resumeQuery(command)
             default:
                 throw ScriptError(unknownOp: "unknown op '\(command.op)': expected entity, query, insert, update, delete, sql, external, begin, commit, rollback, sort, filter, window, token or resume")
@@ -79,9 +79,17 @@ extension ScriptRunner {
             sectionAttribute: try command.optionalString("section"),
             displayedAttributes: try command.optionalStrings("displays"),
             reportsChangedAttributes: try command.optionalBool("changedAttributes"))
+        // A query that names changed attributes splits its updates into reloads (of the
+        // attributes `reload` names) and reconfigures.
+        let reloading = try command.optionalStrings("reload")
+        guard reloading == nil || request.reportsChangedAttributes else {
+            throw command.error("\"reload\" needs \"changedAttributes\":true: only updates that name their attributes can be reconfigured")
+        }
+        let queryAdapter = request.reportsChangedAttributes
+            ? BatchAdapter(keepsMoves: adapter.keepsMoves, reloadingAttributes: Set(reloading ?? [])) : adapter
         let controller = try ResultsController(store: store, request: request)
         try controller.setWindow(ScriptWindow.window(command.object["window"], of: store.entity(named: entityName)))
-        let recorder = TraceRecorder(queryName: name, adapter: adapter)
+        let recorder = TraceRecorder(queryName: name, adapter: queryAdapter)
         controller.delegate = recorder
         try controller.performFetch()
         queries.append((name, controller, recorder))
@@ -98,7 +106,7 @@ extension ScriptRunner {
         let tokenName = try command.string("token")
         guard let saved = tokens[tokenName] else { throw ScriptError("no token named '\(tokenName)'") }
         let controller = try ResultsController(store: store, request: saved.request)
-        let recorder = TraceRecorder(queryName: name, adapter: adapter)
+        let recorder = TraceRecorder(queryName: name, adapter: saved.adapter)
         controller.delegate = recorder
         try controller.performFetch(resumingFrom: saved.token)
         queries.append((name, controller, recorder))

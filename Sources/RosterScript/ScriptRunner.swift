@@ -18,7 +18,7 @@ package final class ScriptRunner {
     var queries: [(name: String, controller: ResultsController, recorder: TraceRecorder)] = []
     private var external: ExternalConnection?
     /// Resume tokens saved by `token` lines, by name, with the request they were saved for.
-    var tokens: [String: (token: ResumeToken, request: FetchRequest)] = [:]
+    var tokens: [String: (token: ResumeToken, request: FetchRequest, adapter: BatchAdapter)] = [:]
 
     /// Creates a runner.
     ///

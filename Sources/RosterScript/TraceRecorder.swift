@@ -64,18 +64,19 @@ final class TraceRecorder: ResultsControllerDelegate {
     }
 
     func controller(_ controller: ResultsController, didChange object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) {
-        // The callbacks come in the order of the controller's group.
+        // The callbacks come in the order of the controller's group, whose changes name
+        // their changed attributes when the query asked for them.
         let position = group.objectChanges.count
-        group.objectChanges.append(ObjectChange(type: type, item: object.key, from: indexPath, to: newIndexPath))
+        let changes = controller.lastChange?.objectChanges ?? []
+        let changed = position < changes.count && changes[position].item == object.key ? changes[position].changedAttributes : nil
+        group.objectChanges.append(ObjectChange(type: type, item: object.key, from: indexPath, to: newIndexPath, changedAttributes: changed))
         var fields: [(String, JSONValue)] = [("change", .string(Self.name(of: type))), ("key", ScriptValues.json(object.key))]
         if let indexPath { fields.append(("from", ScriptValues.json(indexPath))) }
         if let newIndexPath { fields.append(("to", ScriptValues.json(newIndexPath))) }
-        // A query that asked for changed attributes names them on updates and moves
-        // (null where unknown: a resync's updates, a move that changed nothing).
+        // Named on updates and moves (null where unknown: a resync's updates, a move that
+        // changed nothing).
         if controller.request.reportsChangedAttributes && (type == .update || type == .move) {
-            let changes = controller.lastChange?.objectChanges ?? []
-            let change = position < changes.count && changes[position].item == object.key ? changes[position] : nil
-            fields.append(("changed", change?.changedAttributes.map { .array($0.map(JSONValue.string)) } ?? .null))
+            fields.append(("changed", changed.map { .array($0.map(JSONValue.string)) } ?? .null))
         }
         record("object", fields)
     }
@@ -84,6 +85,8 @@ final class TraceRecorder: ResultsControllerDelegate {
         record("didChange", [])
         let batch = adapter.batch(for: group)
         func paths(_ paths: [IndexPath]) -> JSONValue { .array(paths.map(ScriptValues.json)) }
+        // A query that splits its updates adds reconfigureItems; every other batch is as it was.
+        let reconfigures = adapter.reloadingAttributes == nil ? [] : [("reconfigureItems", paths(batch.reconfigureItems))]
         record("batch", [
             ("deleteSections", .array(batch.deleteSections.map { .integer(Int64($0)) })),
             ("insertSections", .array(batch.insertSections.map { .integer(Int64($0)) })),
@@ -91,7 +94,7 @@ final class TraceRecorder: ResultsControllerDelegate {
             ("insertItems", paths(batch.insertItems)),
             ("reloadItems", paths(batch.reloadItems)),
             ("moveItems", .array(batch.moveItems.map { .array([ScriptValues.json($0.from), ScriptValues.json($0.to)]) })),
-        ])
+        ] + reconfigures)
         recordSnapshot(of: controller)
     }
 

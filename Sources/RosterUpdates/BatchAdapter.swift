@@ -19,11 +19,24 @@ public struct BatchAdapter: Sendable {
     /// updated, is split even then.
     public var keepsMoves: Bool
 
+    /// The attributes whose change needs a new cell, or nil to reload every updated item.
+    ///
+    /// When set, an update that names its changed attributes
+    /// (``ObjectChange/changedAttributes``, from a live query that asks for them) and
+    /// changed none of these is put in ``BatchUpdate/reconfigureItems``, by its after-path;
+    /// every other update is reloaded as before. `[]` reconfigures every update that names
+    /// its attributes.
+    public var reloadingAttributes: Set<String>?
+
     /// Creates an adapter.
     ///
-    /// - Parameter keepsMoves: Whether to keep moves as moves; false splits every move.
-    public init(keepsMoves: Bool = false) {
+    /// - Parameters:
+    ///   - keepsMoves: Whether to keep moves as moves; false splits every move.
+    ///   - reloadingAttributes: The attributes whose change needs a new cell; nil reloads
+    ///     every update.
+    public init(keepsMoves: Bool = false, reloadingAttributes: Set<String>? = nil) {
         self.keepsMoves = keepsMoves
+        self.reloadingAttributes = reloadingAttributes
     }
 
     /// Coalesces one group of callbacks into a batch.
@@ -49,6 +62,7 @@ public struct BatchAdapter: Sendable {
         var inserts = Set<IndexPath>()
         var moves: [IndexPath: IndexPath] = [:]  // destination → source
         var reloadCandidates: [IndexPath] = []
+        var reconfigures: [IndexPath] = []
 
         func deleteUnlessCovered(_ path: IndexPath) {
             if !deletedSections.contains(path.section) { deletes.insert(path) }
@@ -86,6 +100,9 @@ public struct BatchAdapter: Sendable {
                 if crossesSectionChange(from: from, to: to) {
                     deleteUnlessCovered(from)
                     insertUnlessCovered(to)
+                } else if let reloading = reloadingAttributes, let changed = change.changedAttributes,
+                          !changed.contains(where: reloading.contains) {
+                    reconfigures.append(to)
                 } else {
                     reloadCandidates.append(from)
                 }
@@ -107,7 +124,8 @@ public struct BatchAdapter: Sendable {
             deleteItems: deletes.sorted(),
             insertItems: inserts.sorted(),
             reloadItems: reloads.sorted(),
-            moveItems: moves.map { ItemMove(from: $0.value, to: $0.key) }.sorted { $0.to < $1.to }
+            moveItems: moves.map { ItemMove(from: $0.value, to: $0.key) }.sorted { $0.to < $1.to },
+            reconfigureItems: reconfigures.sorted()
         )
     }
 }

@@ -4,8 +4,8 @@ extension BatchUpdate {
     /// Applies the batch to `old` with UIKit's performBatchUpdates rules; items and sections that the batch
     /// inserts take their identity from `new` at their after-path/after-index (as UIKit asks the data source).
     ///
-    /// Deleted sections and deleted or moved-out items leave first; reloaded items stay where
-    /// they are, unchanged. Then sections are inserted at their after-indexes in ascending order
+    /// Deleted sections and deleted or moved-out items leave first; reloaded and reconfigured
+    /// items stay where they are, unchanged. Then sections are inserted at their after-indexes in ascending order
     /// (with the items of `new` at that index), and inserted items and move destinations at
     /// their after-paths in ascending order; a moved item carries its identity along.
     ///
@@ -76,6 +76,7 @@ extension BatchUpdate {
         try checkAscending(insertItems, named: "insertItems", describe: { $0.listDescription })
         try checkAscending(reloadItems, named: "reloadItems", describe: { $0.listDescription })
         try checkAscending(moveItems.map { $0.to }, named: "moveItems (by to)", describe: { $0.listDescription })
+        try checkAscending(reconfigureItems, named: "reconfigureItems", describe: { $0.listDescription })
         let result = try apply(to: old, new: new)
         if let difference = firstDifference(between: result, and: new) {
             throw BatchError("the batch does not give the new results: \(difference)")

@@ -59,10 +59,12 @@ extension BatchUpdate {
         }
     }
 
-    /// Inserts and move destinations: after-paths of distinct items outside inserted sections.
+    /// Inserts, move destinations and reconfigures: after-paths of distinct items outside
+    /// inserted sections (a reconfigured item is one that stayed: neither inserted nor moved).
     private func checkAfterPaths<S, I>(new: [ListSection<S, I>], insertedSections: Set<Int>) throws(BatchError) {
         var operationByPath: [IndexPath: ItemOperation] = [:]
         let operations = insertItems.map { ($0, ItemOperation.insert) } + moveItems.map { ($0.to, ItemOperation.move) }
+            + reconfigureItems.map { ($0, ItemOperation.reconfigure) }
         for (path, operation) in operations {
             try checkRange(of: path, for: operation, in: new, when: "after")
             guard !insertedSections.contains(path.section) else {
@@ -71,7 +73,9 @@ extension BatchUpdate {
             if let earlier = operationByPath.updateValue(operation, forKey: path) {
                 throw BatchError(earlier == operation
                     ? "duplicate item \(operation) to \(path.listDescription)"
-                    : "item both inserted and moved to \(path.listDescription)")
+                    : operation == .reconfigure
+                        ? "item both \(earlier.pastTense) and reconfigured at \(path.listDescription): a reconfigured item stays in place"
+                        : "item both inserted and moved to \(path.listDescription)")
             }
         }
     }
@@ -135,7 +139,7 @@ extension BatchUpdate {
 
 /// An operation of a batch on one item, named as messages name it.
 private enum ItemOperation: String, CustomStringConvertible {
-    case delete, reload, move, insert
+    case delete, reload, move, insert, reconfigure
 
     var description: String { rawValue }
 
@@ -145,6 +149,7 @@ private enum ItemOperation: String, CustomStringConvertible {
         case .reload: "reloaded"
         case .move: "moved"
         case .insert: "inserted"
+        case .reconfigure: "reconfigured"
         }
     }
 }

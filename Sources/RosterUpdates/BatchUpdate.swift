@@ -21,8 +21,8 @@ public struct ItemMove: Hashable, Sendable {
 /// The arguments of one `performBatchUpdates` call on a list view (UICollectionView,
 /// UITableView): what ``BatchAdapter`` makes of a ``ChangeGroup``.
 ///
-/// Deletes, reloads and move sources refer to the results before the update; inserts and
-/// move destinations to the results after it. Every list is sorted ascending and has no
+/// Deletes, reloads and move sources refer to the results before the update; inserts,
+/// move destinations and reconfigures to the results after it. Every list is sorted ascending and has no
 /// duplicates; ``validate(old:new:)`` checks a batch against both snapshots.
 public struct BatchUpdate: Hashable, Sendable {
     /// The sections to delete, by before-index, ascending.
@@ -37,11 +37,16 @@ public struct BatchUpdate: Hashable, Sendable {
     public var reloadItems: [IndexPath]
     /// The items to move, ascending by `to`; empty unless the adapter keeps moves.
     public var moveItems: [ItemMove]
+    /// The items whose cells keep their type and size and only show new values, by
+    /// after-path, ascending: UIKit's `reconfigureItems(at:)`, called once the batch is
+    /// performed (the list then holds the after-state), keeps their cells. Empty unless the
+    /// adapter splits updates (``BatchAdapter/reloadingAttributes``).
+    public var reconfigureItems: [IndexPath]
 
     /// Whether the batch does nothing (a list view then needs no update).
     public var isEmpty: Bool {
         deleteSections.isEmpty && insertSections.isEmpty && deleteItems.isEmpty
-            && insertItems.isEmpty && reloadItems.isEmpty && moveItems.isEmpty
+            && insertItems.isEmpty && reloadItems.isEmpty && moveItems.isEmpty && reconfigureItems.isEmpty
     }
 
     /// Creates a batch.
@@ -53,13 +58,15 @@ public struct BatchUpdate: Hashable, Sendable {
     ///   - insertItems: After-paths of the items to insert.
     ///   - reloadItems: Before-paths of the items to reload.
     ///   - moveItems: The items to move.
+    ///   - reconfigureItems: After-paths of the items to reconfigure.
     public init(
         deleteSections: [Int] = [],
         insertSections: [Int] = [],
         deleteItems: [IndexPath] = [],
         insertItems: [IndexPath] = [],
         reloadItems: [IndexPath] = [],
-        moveItems: [ItemMove] = []
+        moveItems: [ItemMove] = [],
+        reconfigureItems: [IndexPath] = []
     ) {
         self.deleteSections = deleteSections
         self.insertSections = insertSections
@@ -67,5 +74,6 @@ public struct BatchUpdate: Hashable, Sendable {
         self.insertItems = insertItems
         self.reloadItems = reloadItems
         self.moveItems = moveItems
+        self.reconfigureItems = reconfigureItems
     }
 }
