@@ -10,6 +10,9 @@ package enum BenchmarkScenario: String, CaseIterable, Sendable {
     case feed
     /// The cost of a commit with 100 live queries on the table against one.
     case queries
+    /// A commit of a column no live query displays, with 100 queries that name what they
+    /// display: no update, and the work per query.
+    case displayed
     /// One commit that changes a tenth of the rows, live query against re-fetch and diff.
     case bulk
     /// Commits that change a growing share of the rows, moved row by row against

@@ -45,6 +45,7 @@ package struct BenchmarkRunner {
             case .commit: try CommitScenario.run(configuration, reporter: reporter)
             case .feed: try FeedScenario.run(configuration, reporter: reporter)
             case .queries: try QueriesScenario.run(configuration, reporter: reporter)
+            case .displayed: try DisplayedScenario.run(configuration, reporter: reporter)
             case .bulk: try BulkScenario.run(configuration, reporter: reporter)
             case .crossover: try CrossoverScenario.run(configuration, reporter: reporter)
             case .window: try WindowScenario.run(configuration, reporter: reporter)

@@ -58,6 +58,15 @@ struct BenchCommandTests {
         #expect(window.output.contains("mismatches: 0"))
     }
 
+    @Test func theDisplayedScenarioHearsNothingFromAnUndisplayedColumn() throws {
+        let displayed = try ProgramRun(program: "roster", arguments: ["bench", "--scenario", "displayed", "--sizes", "2000", "--iterations", "6"])
+        #expect(displayed.status == 0, "\(displayed.error)")
+        for row in ["1 displaying", "100 displaying", "100 displaying all"] {
+            #expect(displayed.output.contains(row), "no '\(row)' in \(displayed.output)")
+        }
+        #expect(displayed.output.contains("mismatches: 0"))
+    }
+
     @Test func anUnknownScenarioOrATooSmallSizeExitsWithTwo() throws {
         #expect(try ProgramRun(program: "roster", arguments: ["bench", "--scenario", "nope"]).status == 2)
         #expect(try ProgramRun(program: "roster", arguments: ["bench", "--sizes", "10"]).status == 2)

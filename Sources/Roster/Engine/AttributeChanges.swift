@@ -2,36 +2,37 @@
 /// them: ``FetchRequest/displayedAttributes`` (an object whose displayed values did not
 /// change is not updated) and ``FetchRequest/reportsChangedAttributes`` (updates and
 /// moves name what changed). Both live queries apply them here, one rule for every path.
-extension BoundQuery {
-    /// Whether the request has either option; without them a change is reported as it is.
-    var describesAttributeChanges: Bool {
-        request.displayedAttributes != nil || request.reportsChangedAttributes
-    }
-
+extension AttributeRelevance {
     /// Touched rows split in two: those the engine applies, and the silent ones, whose
     /// changed attributes neither place the object (key, sort, section, predicate) nor are
     /// displayed. A silent row keeps its place and its answer, so the engine only stores
     /// its new values (``ResultsEngine/refresh(_:)``) and reports nothing.
-    func separatingSilent(_ rows: [Value: TouchedRow]) -> (applied: [Value: TouchedRow], silent: [Value: TouchedRow]) {
-        guard request.displayedAttributes != nil else { return (rows, [:]) }
+    static func separatingSilent(_ rows: [Value: TouchedRow], for relevance: AttributeRelevance?)
+        -> (applied: [Value: TouchedRow], silent: [Value: TouchedRow]) {
+        guard let relevance, relevance.filtersDisplayed else { return (rows, [:]) }
+        // Most commits are all one or all the other: no new dictionaries then.
+        var silentCount = 0
+        for row in rows.values where relevance.isSilent(row) { silentCount += 1 }
+        if silentCount == 0 { return (rows, [:]) }
+        if silentCount == rows.count { return ([:], rows) }
         var applied: [Value: TouchedRow] = [:], silent: [Value: TouchedRow] = [:]
         for (key, row) in rows {
-            if isSilent(row) { silent[key] = row } else { applied[key] = row }
+            if relevance.isSilent(row) { silent[key] = row } else { applied[key] = row }
         }
         return (applied, silent)
     }
 
     private func isSilent(_ row: TouchedRow) -> Bool {
-        guard let before = row.before, let after = row.after, before != after else { return false }
-        for index in 0..<min(before.count, after.count, isDisplayed.count) where before[index] != after[index] {
-            if isPlacing[index] || isDisplayed[index] { return false }
-        }
-        return before.count == after.count
+        guard let before = row.before, let after = row.after, before.count == after.count, before.count == isPlacing.count else { return false }
+        // The attributes that matter first: most rows a list hears of changed one of them.
+        for index in mattering where before[index] != after[index] { return false }
+        for index in before.indices where !isPlacing[index] && !isDisplayed[index] && before[index] != after[index] { return true }
+        return false
     }
 
     /// The indexes of the attributes whose values differ, in the entity's order.
     func changedAttributes(from before: [Value], to after: [Value]) -> [Int] {
-        guard before.count == after.count else { return Array(entity.attributes.indices) }
+        guard before.count == after.count else { return Array(names.indices) }
         return before.indices.filter { before[$0] != after[$0] }
     }
 }
@@ -44,21 +45,18 @@ extension QueryChange {
     /// saw it and as it is now, nil where unknown (a resync's updates stay, unnamed).
     ///
     /// - Returns: whether anything is left to report.
-    mutating func describeAttributeChanges(for query: BoundQuery, rows: (Value) -> (before: [Value]?, after: [Value]?)) -> Bool {
-        guard query.describesAttributeChanges else { return true }
+    mutating func describeAttributeChanges(for relevance: AttributeRelevance?, rows: (Value) -> (before: [Value]?, after: [Value]?)) -> Bool {
+        guard let relevance, resync == nil else { return true }
         var kept: [ObjectChange<Value>] = []
         kept.reserveCapacity(group.objectChanges.count)
         for var object in group.objectChanges {
-            if object.type == .update || object.type == .move, resync == nil {
-                let (before, after) = rows(object.item)
-                if let before, let after {
-                    let changed = query.changedAttributes(from: before, to: after)
-                    if object.type == .update && !changed.contains(where: { $0 < query.isDisplayed.count && query.isDisplayed[$0] }) {
-                        continue
-                    }
-                    if query.request.reportsChangedAttributes && !changed.isEmpty {
-                        object.changedAttributes = changed.map { query.entity.attributes[$0].name }
-                    }
+            if object.type == .update || object.type == .move, case let (before?, after?) = rows(object.item) {
+                let changed = relevance.changedAttributes(from: before, to: after)
+                if object.type == .update && !changed.contains(where: { $0 < relevance.isDisplayed.count && relevance.isDisplayed[$0] }) {
+                    continue
+                }
+                if relevance.reportsChanged && !changed.isEmpty {
+                    object.changedAttributes = changed.map { relevance.names[$0] }
                 }
             }
             kept.append(object)

@@ -41,7 +41,7 @@ protocol ResultsEngine: AnyObject {
     func apply(touched: [Value: TouchedRow]) throws(StoreError) -> QueryChange?
     /// Stores the new values of rows that keep their place and their answer (only
     /// attributes that neither sort, section nor filter them changed), reporting nothing:
-    /// ``BoundQuery/separatingSilent(_:)``'s silent rows.
+    /// the silent rows of `AttributeRelevance.separatingSilent(_:for:)`.
     func refresh(_ silent: [Value: TouchedRow])
     /// The change from these results to `new` (the same query, re-fetched), given the rows
     /// the commit touched: which staying rows changed, and the rows of those that left.

@@ -56,7 +56,7 @@ final class LiveState {
         var (change, start) = QueryChange.sinceSaved(token.sections, to: now, changes: changes, entity: engine.query.entity,
                                                      rowNow: { self.engine.row(forKey: $0) })
         let touched = changes.rows(of: engine.query.entity)
-        if change?.describeAttributeChanges(for: engine.query, rows: { (touched[$0]?.before, touched[$0]?.after) }) == false { change = nil }
+        if change?.describeAttributeChanges(for: engine.query.attributeRelevance, rows: { (touched[$0]?.before, touched[$0]?.after) }) == false { change = nil }
         previousSnapshot = start
         guard let change else {
             (snapshot, window) = (now, placed)
@@ -137,10 +137,10 @@ final class LiveState {
             }
         }
         if onlyCommits {
-            let (applied, silent) = engine.query.separatingSilent(touched.filter { $0.value.isChanged })
+            let (applied, silent) = AttributeRelevance.separatingSilent(touched.filter { $0.value.isChanged }, for: engine.query.attributeRelevance)
             engine.refresh(silent)
             guard var change = applyCommits(applied),
-                  change.describeAttributeChanges(for: engine.query, rows: { (touched[$0]?.before, touched[$0]?.after) }) else { return nil }
+                  change.describeAttributeChanges(for: engine.query.attributeRelevance, rows: { (touched[$0]?.before, touched[$0]?.after) }) else { return nil }
             return change
         }
         return applyWithDiff(steps)
@@ -198,7 +198,7 @@ final class LiveState {
         for step in steps {
             switch step {
             case let .touched(rows, _):
-                let (changed, silent) = engine.query.separatingSilent(shown(rows).filter { $0.value.isChanged })
+                let (changed, silent) = AttributeRelevance.separatingSilent(shown(rows).filter { $0.value.isChanged }, for: engine.query.attributeRelevance)
                 engine.refresh(silent)
                 guard !changed.isEmpty else { continue }
                 for key in changed.keys { note(key) }
@@ -254,7 +254,7 @@ final class LiveState {
                 change?.counts = counts
             }
         }
-        if change?.describeAttributeChanges(for: engine.query, rows: { key in
+        if change?.describeAttributeChanges(for: engine.query.attributeRelevance, rows: { key in
             (seen[key] ?? nil, self.engine.row(forKey: key))
         }) == false {
             change = nil

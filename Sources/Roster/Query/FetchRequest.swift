@@ -62,12 +62,10 @@ struct BoundQuery: Sendable {
     /// The attribute indexes `orderSQL` returns, in order: the key, then the sort values
     /// other than the key.
     let orderColumns: [Int]
-    /// For each attribute, whether the request displays it (every one without
-    /// ``FetchRequest/displayedAttributes``).
-    let isDisplayed: [Bool]
-    /// For each attribute, whether a change to it can insert, delete or move an object:
-    /// the key, the sort keys, the section attribute and what the predicate reads.
-    let isPlacing: [Bool]
+    /// What the request's attribute options need (``AttributeRelevance``), or nil when it
+    /// has neither ``FetchRequest/displayedAttributes`` nor
+    /// ``FetchRequest/reportsChangedAttributes``.
+    let attributeRelevance: AttributeRelevance?
 
     init(_ request: FetchRequest, entity: Entity) throws(RequestBindingError) {
         self.request = request
@@ -96,22 +94,7 @@ struct BoundQuery: Sendable {
         } catch {
             throw .sort(error)
         }
-        if let displayed = request.displayedAttributes {
-            var isDisplayed = [Bool](repeating: false, count: entity.attributes.count)
-            for name in displayed {
-                guard let index = entity.index(of: name) else {
-                    throw .unknownDisplayedAttribute(entity: entity.name, attribute: name)
-                }
-                isDisplayed[index] = true
-            }
-            self.isDisplayed = isDisplayed
-        } else {
-            isDisplayed = [Bool](repeating: true, count: entity.attributes.count)
-        }
-        var isPlacing = [Bool](repeating: false, count: entity.attributes.count)
-        for index in [entity.keyIndex] + sort.attributeIndexes + predicate.referencedAttributes { isPlacing[index] = true }
-        if let sectionIndex { isPlacing[sectionIndex] = true }
-        self.isPlacing = isPlacing
+        attributeRelevance = try AttributeRelevance(request, entity: entity, sort: sort, predicate: predicate, sectionIndex: sectionIndex)
         let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         let table = Identifier.quoted(entity.name)
         selectSQL = "SELECT \(columns) FROM \(table) WHERE \(predicate.sql) ORDER BY \(sort.orderBySQL)"
@@ -143,6 +126,50 @@ struct BoundQuery: Sendable {
 
     /// The key of a row.
     func key(of row: [Value]) -> Value { row[entity.keyIndex] }
+}
+
+/// Which attributes a request displays and which place its objects: what its
+/// ``FetchRequest/displayedAttributes`` and ``FetchRequest/reportsChangedAttributes`` need,
+/// kept apart from the rest of ``BoundQuery`` so that a commit reads only these.
+struct AttributeRelevance: Sendable {
+    /// For each attribute, whether the request displays it (every one without
+    /// ``FetchRequest/displayedAttributes``).
+    let isDisplayed: [Bool]
+    /// For each attribute, whether a change to it can insert, delete or move an object:
+    /// the key, the sort keys, the section attribute and what the predicate reads.
+    let isPlacing: [Bool]
+    /// Whether the request names what it displays (else every attribute is displayed).
+    let filtersDisplayed: Bool
+    /// Whether updates and moves name their changed attributes.
+    let reportsChanged: Bool
+    /// The attributes' names, in the entity's order.
+    let names: [String]
+    /// The indexes of the attributes that are displayed or place an object.
+    let mattering: [Int]
+
+    /// The relevance of `request`'s attributes, or nil when it has neither option.
+    ///
+    /// - Throws: ``RequestBindingError/unknownDisplayedAttribute(entity:attribute:)`` for a
+    ///   displayed attribute the entity does not have.
+    init?(_ request: FetchRequest, entity: Entity, sort: BoundSort, predicate: BoundPredicate, sectionIndex: Int?) throws(RequestBindingError) {
+        guard request.displayedAttributes != nil || request.reportsChangedAttributes else { return nil }
+        var isDisplayed = [Bool](repeating: request.displayedAttributes == nil, count: entity.attributes.count)
+        for name in request.displayedAttributes ?? [] {
+            guard let index = entity.index(of: name) else {
+                throw .unknownDisplayedAttribute(entity: entity.name, attribute: name)
+            }
+            isDisplayed[index] = true
+        }
+        var isPlacing = [Bool](repeating: false, count: entity.attributes.count)
+        for index in [entity.keyIndex] + sort.attributeIndexes + predicate.referencedAttributes { isPlacing[index] = true }
+        if let sectionIndex { isPlacing[sectionIndex] = true }
+        self.isDisplayed = isDisplayed
+        self.isPlacing = isPlacing
+        filtersDisplayed = request.displayedAttributes != nil
+        reportsChanged = request.reportsChangedAttributes
+        names = entity.attributes.map(\.name)
+        mattering = entity.attributes.indices.filter { isPlacing[$0] || isDisplayed[$0] }
+    }
 }
 
 /// Why a ``FetchRequest`` does not fit its entity: the query floor's own error. The store

@@ -416,7 +416,7 @@ extension ResultsController: StoreObserver {
             resync(engine, because: reason)
             return
         }
-        let (touched, silent) = query.separatingSilent(changes.rows(of: query.entity))
+        let (touched, silent) = AttributeRelevance.separatingSilent(changes.rows(of: query.entity), for: query.attributeRelevance)
         engine.refresh(silent)
         guard !touched.isEmpty || !pendingUserEdits.isEmpty else { return }
         let path = forcedCommitPath ?? CommitPath.cheaper(touched: touched.count, results: engine.count)
@@ -582,7 +582,7 @@ extension ResultsController: StoreObserver {
     @discardableResult
     func report(_ change: QueryChange?, in engine: (any ResultsEngine)?, from old: [ListSection<Value, Value>]?,
                 touched: [Value: TouchedRow] = [:], shown: [ListSection<Value, Value>]? = nil) -> Bool {
-        guard var change, change.describeAttributeChanges(for: query, rows: { (touched[$0]?.before, touched[$0]?.after) }) else {
+        guard var change, change.describeAttributeChanges(for: query.attributeRelevance, rows: { (touched[$0]?.before, touched[$0]?.after) }) else {
             if let shown { windowTracker?.shown = shown }
             return true
         }
