@@ -28,7 +28,7 @@ public struct FetchRequest: Sendable, Hashable {
     /// Moves, inserts and deletes do not depend on it.
     public var displayedAttributes: [String]?
     /// Whether each `update`, and each `move` that also changed values, names the
-    /// attributes whose values changed (``ObjectChange/changedAttributes``, in the order of
+    /// attributes whose values changed (`ObjectChange.changedAttributes`, in the order of
     /// the entity's attributes). Off by default: the changes are then exactly as without it.
     public var reportsChangedAttributes: Bool
 
