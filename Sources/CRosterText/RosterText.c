@@ -97,59 +97,38 @@ static int lookup(uint32_t scalar, int mode, const uint32_t **run, size_t *count
 
 static int is_hangul(uint32_t scalar) { return scalar >= HANGUL_FIRST && scalar <= HANGUL_LAST; }
 
-/// The UTF-8 length of a scalar.
-static size_t scalar_length(uint32_t scalar) {
-    return scalar < 0x80 ? 1 : scalar < 0x800 ? 2 : scalar < 0x10000 ? 3 : 4;
+/// Appends a scalar's UTF-8 to `out` at `*written`, or only counts its bytes when `out`
+/// is NULL.
+static void emit(uint32_t scalar, uint8_t *out, size_t *written) {
+    if (out != NULL) {
+        *written += write_scalar(scalar, out + *written);
+    } else {
+        *written += scalar < 0x80 ? 1 : scalar < 0x800 ? 2 : scalar < 0x10000 ? 3 : 4;
+    }
 }
 
-size_t roster_fold_measure(const uint8_t *text, size_t length, int mode, int *changes) {
+/// The one pass behind roster_fold_measure (`out` NULL) and roster_fold: the folded
+/// length, and in `*changes` whether anything folded.
+static size_t fold_pass(const uint8_t *text, size_t length, int mode, uint8_t *out, int *changes) {
     const int foldsCase = (mode & ROSTER_FOLD_CASE) != 0;
-    size_t index = 0, measured = 0;
+    size_t index = 0, written = 0;
     *changes = 0;
     while (index < length) {
         uint8_t byte = text[index];
         if (byte < 0x80) {
-            if (foldsCase && byte >= 'A' && byte <= 'Z') *changes = 1;
-            measured += 1;
+            const int upper = foldsCase && byte >= 'A' && byte <= 'Z';
+            if (upper) *changes = 1;
+            if (out != NULL) out[written] = upper ? (uint8_t)(byte + 32) : byte;
+            written += 1;
             index += 1;
             continue;
         }
         size_t start = index;
         int32_t scalar = read_scalar(text, length, &index);
         if (scalar < 0) {
-            measured += 1;
-            index += 1;
-            continue;
-        }
-        const uint32_t *run;
-        size_t count;
-        if ((mode & ROSTER_FOLD_DIACRITICS) && is_hangul((uint32_t)scalar)) {
-            *changes = 1;
-            measured += (((uint32_t)scalar - HANGUL_FIRST) % 28 != 0) ? 9 : 6;
-        } else if (lookup((uint32_t)scalar, mode, &run, &count)) {
-            *changes = 1;
-            for (size_t k = 0; k < count; k++) measured += scalar_length(run[k]);
-        } else {
-            measured += index - start;
-        }
-    }
-    return measured;
-}
-
-size_t roster_fold(const uint8_t *text, size_t length, int mode, uint8_t *out) {
-    const int foldsCase = (mode & ROSTER_FOLD_CASE) != 0;
-    size_t index = 0, written = 0;
-    while (index < length) {
-        uint8_t byte = text[index];
-        if (byte < 0x80) {
-            out[written++] = foldsCase && byte >= 'A' && byte <= 'Z' ? (uint8_t)(byte + 32) : byte;
-            index += 1;
-            continue;
-        }
-        size_t start = index;
-        int32_t scalar = read_scalar(text, length, &index);
-        if (scalar < 0) {
-            out[written++] = byte;
+            // Not valid UTF-8: the byte as it is.
+            if (out != NULL) out[written] = byte;
+            written += 1;
             index += 1;
             continue;
         }
@@ -159,17 +138,28 @@ size_t roster_fold(const uint8_t *text, size_t length, int mode, uint8_t *out) {
             // Unicode's chapter 3.12: a syllable is a leading consonant, a vowel and an
             // optional trailing consonant. None has case, so [cd] is [d] here.
             uint32_t offset = (uint32_t)scalar - HANGUL_FIRST;
-            written += write_scalar(0x1100 + offset / 588, out + written);
-            written += write_scalar(0x1161 + (offset % 588) / 28, out + written);
-            if (offset % 28 != 0) written += write_scalar(0x11A7 + offset % 28, out + written);
+            *changes = 1;
+            emit(0x1100 + offset / 588, out, &written);
+            emit(0x1161 + (offset % 588) / 28, out, &written);
+            if (offset % 28 != 0) emit(0x11A7 + offset % 28, out, &written);
         } else if (lookup((uint32_t)scalar, mode, &run, &count)) {
-            for (size_t k = 0; k < count; k++) written += write_scalar(run[k], out + written);
+            *changes = 1;
+            for (size_t k = 0; k < count; k++) emit(run[k], out, &written);
         } else {
-            memcpy(out + written, text + start, index - start);
+            if (out != NULL) memcpy(out + written, text + start, index - start);
             written += index - start;
         }
     }
     return written;
+}
+
+size_t roster_fold_measure(const uint8_t *text, size_t length, int mode, int *changes) {
+    return fold_pass(text, length, mode, NULL, changes);
+}
+
+size_t roster_fold(const uint8_t *text, size_t length, int mode, uint8_t *out) {
+    int changes;
+    return fold_pass(text, length, mode, out, &changes);
 }
 
 const char *roster_fold_unicode_version(void) { return ROSTER_FOLDING_UNICODE_VERSION; }
