@@ -15,8 +15,9 @@ import Foundation
 public struct BatchAdapter: Sendable {
     /// Whether moves stay moves (`moveItems`) instead of being split into a delete and an insert.
     ///
-    /// A move out of a deleted section, into an inserted section, or of an item that is also
-    /// updated, is split even then.
+    /// A move out of a deleted section, into an inserted section, of an item that is also
+    /// updated, or that names changed values (``ObjectChange/changedAttributes``), is split
+    /// even then: a kept move would show the old values.
     public var keepsMoves: Bool
 
     /// The attributes whose change needs a new cell, or nil to reload every updated item.
@@ -90,7 +91,9 @@ public struct BatchAdapter: Sendable {
             case (.insert, _, let to?):
                 insertUnlessCovered(to)
             case (.move, let from?, let to?):
-                if keepsMoves && !crossesSectionChange(from: from, to: to) && !updatedSources.contains(from) {
+                // A move that changed values (it names them) needs fresh content too.
+                if keepsMoves && !crossesSectionChange(from: from, to: to) && !updatedSources.contains(from)
+                    && (change.changedAttributes?.isEmpty ?? true) {
                     moves[to] = from
                 } else {
                     deleteUnlessCovered(from)
@@ -117,6 +120,9 @@ public struct BatchAdapter: Sendable {
         let reloads = Set(reloadCandidates.filter {
             !deletedSections.contains($0.section) && !deletes.contains($0) && !moveSources.contains($0)
         })
+        // An item that also moved (a group with both for one item) arrives by its insert or
+        // move, with fresh content: nothing to reconfigure.
+        reconfigures.removeAll { inserts.contains($0) || moves[$0] != nil }
 
         return BatchUpdate(
             deleteSections: deletedSections.sorted(),

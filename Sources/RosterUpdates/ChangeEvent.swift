@@ -57,7 +57,8 @@ public struct ObjectChange<ItemID: Hashable & Sendable>: Hashable, Sendable {
     public var to: IndexPath?
     /// For an update, or a move that also changed values, the names of the attributes
     /// whose values changed, when the live query asked for them and knows them; nil
-    /// otherwise (after a resync, every object is updated and nothing is known).
+    /// otherwise (after a `ResultsController` resync, which re-reads every object, the rows
+    /// before are not known).
     public var changedAttributes: [String]?
 
     /// Creates an object callback.

@@ -119,6 +119,31 @@ struct AttributeChangesTests {
         #expect(heardSilentOnly > 5 && heardNamed > 15, "the writes should exercise both rules: \(heardSilentOnly) silent, \(heardNamed) updates")
     }
 
+    @Test("a user-driven reorder: the renumbered rows, which display no changed attribute, report nothing")
+    func userDrivenChange() throws {
+        let store = try postStore()
+        try store.write {
+            for index in 1...4 { try store.insert("Post", ["id": .string("p\(index)"), "title": "t", "day": "d", "rank": .integer(Int64(index))]) }
+        }
+        let request = FetchRequest(entity: "Post", sortKeys: [SortKey("rank")], displayedAttributes: ["title"], reportsChangedAttributes: true)
+        let controller = try ResultsController(store: store, request: request)
+        let recorder = GroupRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        // The user drags p1 below p3; the write renumbers p1, p2, p3 and retitles p2.
+        try controller.performUserDrivenChange([.move(key: "p1", to: IndexPath(item: 2, section: 0))]) {
+            try store.write {
+                try store.update("Post", key: "p2", ["rank": 1, "title": "T2"])
+                try store.update("Post", key: "p3", ["rank": 2])
+                try store.update("Post", key: "p1", ["rank": 3])
+            }
+        }
+        let change = try #require(controller.lastChange)
+        #expect(recorder.takeGroups().count == 1)
+        #expect(change.objectChanges.map(\.item) == ["p2"], "only p2's displayed title changed")
+        #expect(change.objectChanges.first?.changedAttributes == ["title", "rank"])
+    }
+
     @Test("without the options, an update names nothing and a write to any column is an update")
     func offByDefault() throws {
         let store = try postStore()

@@ -43,6 +43,30 @@ struct ReconfigureTests {
         #expect(title.reconfigureItems == [path(0, 1)])
     }
 
+    @Test func anItemThatAlsoMovesIsNotReconfiguredAndAMoveThatChangedValuesIsSplit() throws {
+        let old: Snapshot = [ListSection(id: "a", items: ["p1", "p2", "p3"])]
+        let new: Snapshot = [ListSection(id: "a", items: ["p2", "p3", "p1"])]
+        // A group with both a move and an update of p1 (NSFetchedResultsController can send one).
+        let both = ChangeGroup<String, String>(objectChanges: [
+            ObjectChange(type: .move, item: "p1", from: path(0, 0), to: path(0, 2)),
+            ObjectChange(type: .update, item: "p1", from: path(0, 0), to: path(0, 2), changedAttributes: ["title"]),
+        ])
+        for keepsMoves in [false, true] {
+            let batch = BatchAdapter(keepsMoves: keepsMoves, reloadingAttributes: []).batch(for: both)
+            #expect(batch.reconfigureItems.isEmpty)
+            try batch.validate(old: old, new: new)
+        }
+        // A kept move would show the old values: a move that names changed values is split.
+        let named = ChangeGroup<String, String>(objectChanges: [
+            ObjectChange(type: .move, item: "p1", from: path(0, 0), to: path(0, 2), changedAttributes: ["rank"]),
+        ])
+        let split = BatchAdapter(keepsMoves: true).batch(for: named)
+        #expect(split.moveItems.isEmpty && split.deleteItems == [path(0, 0)] && split.insertItems == [path(0, 2)])
+        var unnamed = named
+        unnamed.objectChanges[0].changedAttributes = nil
+        #expect(BatchAdapter(keepsMoves: true).batch(for: unnamed).moveItems == [ItemMove(from: path(0, 0), to: path(0, 2))])
+    }
+
     @Test func aReconfigureOfAnInsertedOrMovedItemOrOutOfRangeIsRejected() {
         func rejection(_ batch: BatchUpdate) -> String? {
             do { try batch.validate(old: old, new: new); return nil } catch { return error.message }

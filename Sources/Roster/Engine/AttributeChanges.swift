@@ -30,10 +30,10 @@ extension AttributeRelevance {
         return false
     }
 
-    /// The indexes of the attributes whose values differ, in the entity's order.
+    /// The indexes of the attributes whose values differ, in the entity's order. Rows read
+    /// before the entity gained attributes are shorter: only the values both have compare.
     func changedAttributes(from before: [Value], to after: [Value]) -> [Int] {
-        guard before.count == after.count else { return Array(names.indices) }
-        return before.indices.filter { before[$0] != after[$0] }
+        (0..<min(before.count, after.count, names.count)).filter { before[$0] != after[$0] }
     }
 }
 

@@ -199,6 +199,9 @@ final class LiveState {
             switch step {
             case let .touched(rows, _):
                 let (changed, silent) = AttributeRelevance.separatingSilent(shown(rows).filter { $0.value.isChanged }, for: engine.query.attributeRelevance)
+                // Noted before the refresh, so that the rows the consumer saw are named as
+                // they were, as on the path without a diff.
+                for key in silent.keys { note(key) }
                 engine.refresh(silent)
                 guard !changed.isEmpty else { continue }
                 for key in changed.keys { note(key) }

@@ -48,6 +48,9 @@ public final class ResultsController: LiveQueryRequest {
     /// A window opened cold: its rows, until the whole results are loaded.
     var coldWindow: ColdWindow?
     /// The request, bound to the entity as the store defines it.
+    /// The silent rows of the delivery being applied (``FetchRequest/displayedAttributes``):
+    /// kept out of the engine, but named should the engine move one.
+    private var silentRows: [Value: TouchedRow] = [:]
     var query: BoundQuery
     /// Edits the user already made on screen, for the next change.
     var pendingUserEdits: [UserEdit] = []
@@ -418,6 +421,9 @@ extension ResultsController: StoreObserver {
         }
         let (touched, silent) = AttributeRelevance.separatingSilent(changes.rows(of: query.entity), for: query.attributeRelevance)
         engine.refresh(silent)
+        // A silent row the engine still moves (with the block it sits in) is named too.
+        silentRows = silent
+        defer { silentRows = [:] }
         guard !touched.isEmpty || !pendingUserEdits.isEmpty else { return }
         let path = forcedCommitPath ?? CommitPath.cheaper(touched: touched.count, results: engine.count)
         if windowTracker != nil {
@@ -558,7 +564,7 @@ extension ResultsController: StoreObserver {
         }
         let (change, start) = QueryChange.diff(from: seen, editedBy: edits, to: engine.snapshot,
                                                isUpdated: { touched[$0]?.isChanged ?? false }, removedRow: { oldRows[$0] })
-        report(change, in: engine, from: start)
+        report(change, in: engine, from: start, touched: touched)
     }
 
     /// A whole row by key: from the engine, or from a window opened cold.
@@ -582,7 +588,8 @@ extension ResultsController: StoreObserver {
     @discardableResult
     func report(_ change: QueryChange?, in engine: (any ResultsEngine)?, from old: [ListSection<Value, Value>]?,
                 touched: [Value: TouchedRow] = [:], shown: [ListSection<Value, Value>]? = nil) -> Bool {
-        guard var change, change.describeAttributeChanges(for: query.attributeRelevance, rows: { (touched[$0]?.before, touched[$0]?.after) }) else {
+        let rows = { (key: Value) in touched[key] ?? self.silentRows[key] }
+        guard var change, change.describeAttributeChanges(for: query.attributeRelevance, rows: { (rows($0)?.before, rows($0)?.after) }) else {
             if let shown { windowTracker?.shown = shown }
             return true
         }
