@@ -40,6 +40,17 @@ public struct BatchAdapter: Sendable {
         self.reloadingAttributes = reloadingAttributes
     }
 
+    /// Whether an update is reconfigured rather than reloaded: it names its changed
+    /// attributes and none of them is in ``reloadingAttributes`` (which is set).
+    ///
+    /// - Parameter change: An object change; only updates are ever reconfigured.
+    /// - Returns: true for an update whose cell can keep its type and size.
+    @inlinable
+    public func reconfigures<I>(_ change: ObjectChange<I>) -> Bool {
+        guard change.type == .update, let reloading = reloadingAttributes, let changed = change.changedAttributes else { return false }
+        return !changed.contains(where: reloading.contains)
+    }
+
     /// Coalesces one group of callbacks into a batch.
     ///
     /// - Parameter group: The callbacks of one change, with NSFetchedResultsController's
@@ -63,7 +74,7 @@ public struct BatchAdapter: Sendable {
         var inserts = Set<IndexPath>()
         var moves: [IndexPath: IndexPath] = [:]  // destination → source
         var reloadCandidates: [IndexPath] = []
-        var reconfigures: [IndexPath] = []
+        var reconfigured: [IndexPath] = []
 
         func deleteUnlessCovered(_ path: IndexPath) {
             if !deletedSections.contains(path.section) { deletes.insert(path) }
@@ -103,9 +114,8 @@ public struct BatchAdapter: Sendable {
                 if crossesSectionChange(from: from, to: to) {
                     deleteUnlessCovered(from)
                     insertUnlessCovered(to)
-                } else if let reloading = reloadingAttributes, let changed = change.changedAttributes,
-                          !changed.contains(where: reloading.contains) {
-                    reconfigures.append(to)
+                } else if reconfigures(change) {
+                    reconfigured.append(to)
                 } else {
                     reloadCandidates.append(from)
                 }
@@ -122,7 +132,7 @@ public struct BatchAdapter: Sendable {
         })
         // An item that also moved (a group with both for one item) arrives by its insert or
         // move, with fresh content: nothing to reconfigure.
-        reconfigures.removeAll { inserts.contains($0) || moves[$0] != nil }
+        reconfigured.removeAll { inserts.contains($0) || moves[$0] != nil }
 
         return BatchUpdate(
             deleteSections: deletedSections.sorted(),
@@ -131,7 +141,7 @@ public struct BatchAdapter: Sendable {
             insertItems: inserts.sorted(),
             reloadItems: reloads.sorted(),
             moveItems: moves.map { ItemMove(from: $0.value, to: $0.key) }.sorted { $0.to < $1.to },
-            reconfigureItems: reconfigures.sorted()
+            reconfigureItems: reconfigured.sorted()
         )
     }
 }

@@ -177,12 +177,15 @@ struct AttributeChangesTests {
             try store.insert("Post", ["id": "p1", "title": "a", "day": "d", "rank": 1])
             try store.insert("Post", ["id": "p2", "title": "b", "day": "d", "rank": 2])
         }
-        let posts = try LiveResults(queue: queue, request: Self.request(options: true))
+        let posts = try LiveResults(queue: queue, request: Self.request(options: true), adapter: BatchAdapter(reloadingAttributes: []))
         try queue.write { store in try store.update("Post", key: "p1", ["score": 9.5, "pinned": true]) }
         try queue.write { store in try store.update("Post", key: "p2", ["title": "B", "score": 1.0]) }
         let change = try #require(await posts.nextChange())
         #expect(change.group.objectChanges.map(\.item) == ["p2"])
         #expect(change.group.objectChanges.first?.changedAttributes == ["title", "score"])
         #expect(posts.object(at: IndexPath(item: 0, section: 0))?["score"] == .double(9.5))
+        // The batch and the snapshot reconfigure p2 rather than reload it.
+        #expect(change.batch.reconfigureItems == [IndexPath(item: 1, section: 0)] && change.batch.reloadItems.isEmpty)
+        #expect(change.snapshot.reconfiguredItemIdentifiers == ["p2"] && change.snapshot.reloadedItemIdentifiers.isEmpty)
     }
 }

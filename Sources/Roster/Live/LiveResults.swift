@@ -366,16 +366,18 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     private func makeChange(_ change: QueryChange, results: LiveState, commits: Int) -> ResultsChange {
         let entity = results.query.entity
         var objects: [Value: Object] = [:]
-        var reloaded: [Value] = []
+        var reloaded: [Value] = [], reconfigured: [Value] = []
         for object in change.group.objectChanges where object.type != .delete {
             if let row = results.engine.row(forKey: object.item) { objects[object.item] = Object(entity: entity, values: row) }
-            if object.type == .update { reloaded.append(object.item) }
+            if object.type == .update {
+                if adapter.reconfigures(object) { reconfigured.append(object.item) } else { reloaded.append(object.item) }
+            }
         }
         return ResultsChange(
             group: change.group,
             batch: adapter.batch(for: change.group),
             previousSnapshot: ResultsSnapshot(sections: results.previousSnapshot),
-            snapshot: ResultsSnapshot(sections: results.snapshot, reloadedItemIdentifiers: reloaded),
+            snapshot: ResultsSnapshot(sections: results.snapshot, reloadedItemIdentifiers: reloaded, reconfiguredItemIdentifiers: reconfigured),
             commitCount: commits,
             objects: objects,
             deletedObjects: change.removedRows.mapValues { Object(entity: entity, values: $0) },

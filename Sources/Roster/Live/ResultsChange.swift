@@ -65,13 +65,19 @@ public struct ResultsChange: Sendable {
 public struct ResultsSnapshot: Sendable, Hashable {
     /// The sections, each with its name and the keys of its objects, in order.
     public let sections: [ListSection<Value, Value>]
-    /// Keys of objects whose stored values changed in the change that made this snapshot.
+    /// Keys of objects whose stored values changed in the change that made this snapshot
+    /// and whose cells need replacing: for a diffable data source's `reloadItems`.
     public let reloadedItemIdentifiers: [Value]
+    /// Keys of updated objects whose cells keep their type and size and only show new values
+    /// (``BatchAdapter/reconfigures(_:)``): for a diffable data source's `reconfigureItems`.
+    /// Empty unless the adapter has ``BatchAdapter/reloadingAttributes``.
+    public let reconfiguredItemIdentifiers: [Value]
 
     /// Creates a snapshot.
-    public init(sections: [ListSection<Value, Value>], reloadedItemIdentifiers: [Value] = []) {
+    public init(sections: [ListSection<Value, Value>], reloadedItemIdentifiers: [Value] = [], reconfiguredItemIdentifiers: [Value] = []) {
         self.sections = sections
         self.reloadedItemIdentifiers = reloadedItemIdentifiers
+        self.reconfiguredItemIdentifiers = reconfiguredItemIdentifiers
     }
 
     /// The section names, in order.
