@@ -144,6 +144,38 @@ struct AttributeChangesTests {
         #expect(change.objectChanges.first?.changedAttributes == ["title", "rank"])
     }
 
+    @Test("windows: both live queries hear displayed changes in the window, named, and nothing of silent ones")
+    func windows() async throws {
+        let request = FetchRequest(entity: "Post", sortKeys: [SortKey("rank")], displayedAttributes: ["title"], reportsChangedAttributes: true)
+        @Sendable func fill(_ store: Store) throws {
+            for index in 0..<10 { try store.insert("Post", ["id": .string("p\(index)"), "title": "t", "day": "d", "rank": .integer(Int64(index))]) }
+        }
+        let store = try postStore()
+        try store.write { try fill(store) }
+        let controller = try ResultsController(store: store, request: request)
+        try controller.setWindow(.offset(2, length: 4))
+        try controller.performFetch()
+        try store.update("Post", key: "p3", ["score": 1.5])
+        #expect(controller.lastChange == nil, "a silent write reports nothing")
+        try store.update("Post", key: "p3", ["title": "T3", "pinned": true])
+        #expect(controller.lastChange?.objectChanges == [ObjectChange<Value>(
+            type: .update, item: "p3", from: IndexPath(item: 1, section: 0), to: IndexPath(item: 1, section: 0), changedAttributes: ["title", "pinned"])])
+        #expect(controller.object(at: IndexPath(item: 1, section: 0))?["score"] == .double(1.5))
+
+        let queue = try StoreQueue.temporary()
+        try queue.read { store in try store.define(postEntity()) }
+        try queue.write { store in try fill(store) }
+        let live = try LiveResults(queue: queue, request: request)
+        try live.setWindow(.offset(2, length: 4))
+        _ = try #require(await live.nextChange())
+        try queue.write { store in try store.update("Post", key: "p3", ["score": 1.5]) }
+        try queue.write { store in try store.update("Post", key: "p4", ["title": "T4"]) }
+        let change = try #require(await live.nextChange())
+        #expect(change.group.objectChanges.map(\.item) == ["p4"])
+        #expect(change.group.objectChanges.first?.changedAttributes == ["title"])
+        #expect(live.object(at: IndexPath(item: 1, section: 0))?["score"] == .double(1.5))
+    }
+
     @Test("without the options, an update names nothing and a write to any column is an update")
     func offByDefault() throws {
         let store = try postStore()
