@@ -69,8 +69,8 @@ public struct ResultsSnapshot: Sendable, Hashable {
     /// and whose cells need replacing: for a diffable data source's `reloadItems`.
     public let reloadedItemIdentifiers: [Value]
     /// Keys of updated objects whose cells keep their type and size and only show new values
-    /// (``BatchAdapter/reconfigures(_:)``): for a diffable data source's `reconfigureItems`.
-    /// Empty unless the adapter has ``BatchAdapter/reloadingAttributes``.
+    /// (`BatchAdapter.reconfigures(_:)`): for a diffable data source's `reconfigureItems`.
+    /// Empty unless the adapter has `reloadingAttributes`.
     public let reconfiguredItemIdentifiers: [Value]
 
     /// Creates a snapshot.
