@@ -63,6 +63,21 @@ final class QueryTestDatabase {
         return rows
     }
 
+    /// Expects SQLite's `WHERE` over the entity's table and `evaluate` over `rows` (read back
+    /// from that table) to select the same keys, naming both sides' extra keys when they
+    /// differ; returns the keys SQLite selected.
+    @discardableResult
+    func expectSameKeys(_ bound: BoundPredicate, rows: [[Value]], sourceLocation: SourceLocation = #_sourceLocation) throws -> [Value] {
+        let keyColumn = Identifier.quoted(bound.entity.attributes[bound.entity.keyIndex].name)
+        let sqlite = try column("SELECT \(keyColumn) FROM \(Identifier.quoted(bound.entity.name)) WHERE \(bound.sql)", bound.arguments)
+        let swift = rows.filter(bound.evaluate).map { $0[bound.entity.keyIndex] }
+        let (onlySQLite, onlySwift) = (Set(sqlite).subtracting(swift), Set(swift).subtracting(sqlite))
+        #expect(onlySQLite.isEmpty && onlySwift.isEmpty,
+                "\(bound.predicate)\n  sql: \(bound.sql)\n  arguments: \(bound.arguments)\n  only SQLite: \(onlySQLite)\n  only Swift: \(onlySwift)",
+                sourceLocation: sourceLocation)
+        return sqlite
+    }
+
     /// The first column of every row of the query, as SQLite stores it.
     func column(_ sql: String, _ arguments: [Value] = []) throws -> [Value] {
         let statement = try connection.prepare(sql)

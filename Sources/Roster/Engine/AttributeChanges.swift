@@ -52,7 +52,7 @@ extension QueryChange {
         for var object in group.objectChanges {
             if object.type == .update || object.type == .move, case let (before?, after?) = rows(object.item) {
                 let changed = relevance.changedAttributes(from: before, to: after)
-                if object.type == .update && !changed.contains(where: { $0 < relevance.isDisplayed.count && relevance.isDisplayed[$0] }) {
+                if object.type == .update && !changed.contains(where: { relevance.isDisplayed[$0] }) {
                     continue
                 }
                 if relevance.reportsChanged && !changed.isEmpty {
