@@ -38,8 +38,9 @@ extension ScriptRunner {
                 let query = try liveQuery(command)
                 tokens[try command.string("name")] = (try query.controller.resumeToken(), query.controller.request, query.recorder.adapter)
             case "resume": try resumeQuery(command)
+            case "count": try registerCount(command)
             default:
-                throw ScriptError(unknownOp: "unknown op '\(command.op)': expected entity, query, insert, update, delete, sql, external, begin, commit, rollback, sort, filter, window, token or resume")
+                throw ScriptError(unknownOp: "unknown op '\(command.op)': expected entity, query, insert, update, delete, sql, external, begin, commit, rollback, sort, filter, window, token, resume or count")
             }
         } catch let error as ScriptError {
             throw error.namesItsOp || error.message.hasPrefix("\(command.op): ") ? error : command.error(error.message)
@@ -65,11 +66,17 @@ extension ScriptRunner {
         try store.define(Entity(name, key: keyName, attributes: attributes))
     }
 
-    private func registerQuery(_ command: ScriptCommand) throws {
+    /// Checks that a new query's or count's name is free.
+    private func newName(_ command: ScriptCommand) throws -> String {
         let name = try command.string("name")
-        guard !queries.contains(where: { $0.name == name }) else {
+        guard !queries.contains(where: { $0.name == name }), counts[name] == nil else {
             throw ScriptError("a query named '\(name)' already exists")
         }
+        return name
+    }
+
+    private func registerQuery(_ command: ScriptCommand) throws {
+        let name = try newName(command)
         let entityName = try command.string("entity")
         let sort = try command.object["sort"].map { json throws(ScriptError) in try sortKeys(json, command) } ?? []
         let request = FetchRequest(
@@ -78,7 +85,8 @@ extension ScriptRunner {
             sortKeys: sort,
             sectionAttribute: try command.optionalString("section"),
             displayedAttributes: try command.optionalStrings("displays"),
-            reportsChangedAttributes: try command.optionalBool("changedAttributes"))
+            reportsChangedAttributes: try command.optionalBool("changedAttributes"),
+            aggregates: try aggregates(command.object["aggregates"], command))
         // A query that names changed attributes splits its updates into reloads (of the
         // attributes `reload` names) and reconfigures.
         let reloading = try command.optionalStrings("reload")
@@ -93,16 +101,45 @@ extension ScriptRunner {
         controller.delegate = recorder
         try controller.performFetch()
         queries.append((name, controller, recorder))
+        eventSources.append(recorder)
         recorder.recordSnapshot(of: controller)
         printCounts(of: controller, recorder)
+        recorder.recordAllAggregates(of: controller)
+    }
+
+    /// `count`: a live count of the objects that match a predicate.
+    private func registerCount(_ command: ScriptCommand) throws {
+        let name = try newName(command)
+        let liveCount = try LiveCount(store: store, entity: command.string("entity"),
+                                      predicate: predicate(command.optionalString("predicate"), command))
+        let recorder = LiveCountRecorder(name: name, liveCount: liveCount)
+        liveCount.delegate = recorder
+        try liveCount.performFetch()
+        counts[name] = recorder
+        eventSources.append(recorder)
+        recorder.liveCount(liveCount, didChangeTo: liveCount.count)
+    }
+
+    /// A query's `aggregates`: an object of names to `{"count": predicate}` or `{"sum": attribute}`.
+    private func aggregates(_ json: JSONValue?, _ command: ScriptCommand) throws -> [Aggregate] {
+        guard let json, !json.isNull else { return [] }
+        guard case let .object(members) = json else {
+            throw ScriptError("\"aggregates\" must be an object of names to {\"count\": predicate} or {\"sum\": attribute}, not \(json.serialized())")
+        }
+        var aggregates: [Aggregate] = []
+        for (name, definition) in members.members {
+            guard case let .object(function) = definition, function.members.count == 1, let (kind, argument) = function.members.first,
+                  case let .string(text) = argument, kind == "count" || kind == "sum" else {
+                throw ScriptError("aggregate '\(name)' must be {\"count\": predicate} or {\"sum\": attribute}, not \(definition.serialized())")
+            }
+            aggregates.append(kind == "count" ? .count(name, where: try predicate(text, command)) : .sum(name, of: text))
+        }
+        return aggregates
     }
 
     /// `resume`: a new live query from a saved token, reporting what changed since.
     private func resumeQuery(_ command: ScriptCommand) throws {
-        let name = try command.string("name")
-        guard !queries.contains(where: { $0.name == name }) else {
-            throw ScriptError("a query named '\(name)' already exists")
-        }
+        let name = try newName(command)
         let tokenName = try command.string("token")
         guard let saved = tokens[tokenName] else { throw ScriptError("no token named '\(tokenName)'") }
         let controller = try ResultsController(store: store, request: saved.request)
@@ -110,9 +147,11 @@ extension ScriptRunner {
         controller.delegate = recorder
         try controller.performFetch(resumingFrom: saved.token)
         queries.append((name, controller, recorder))
+        eventSources.append(recorder)
         // A group ends with the snapshot; without one, the snapshot alone.
         if controller.lastChange == nil { recorder.recordSnapshot(of: controller) }
         printCounts(of: controller, recorder)
+        recorder.recordAllAggregates(of: controller)
     }
 
     /// A windowed query's `counts` event after it is registered: a window opened cold

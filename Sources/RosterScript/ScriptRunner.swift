@@ -16,6 +16,11 @@ package final class ScriptRunner {
     package let store: Store
     let adapter: BatchAdapter
     var queries: [(name: String, controller: ResultsController, recorder: TraceRecorder)] = []
+    /// Every live query's and live count's recorder, in the order they were registered:
+    /// the order their events are printed in.
+    var eventSources: [any EventSource] = []
+    /// The live counts (`count` lines), by name; their names are among the queries' too.
+    var counts: [String: LiveCountRecorder] = [:]
     private var external: ExternalConnection?
     /// Resume tokens saved by `token` lines, by name, with the request they were saved for.
     var tokens: [String: (token: ResumeToken, request: FetchRequest, adapter: BatchAdapter)] = [:]
@@ -57,8 +62,8 @@ package final class ScriptRunner {
         } catch {
             events.append(JSONObject(uniqueKeysWithValues: [("event", .string("error")), ("message", .string("\(error)"))]))
         }
-        for query in queries {
-            events.append(contentsOf: query.recorder.takeEvents())
+        for source in eventSources {
+            events.append(contentsOf: source.takeEvents())
         }
         return events.map { event in
             JSONObject(uniqueKeysWithValues: [("line", JSONValue.integer(Int64(number)))] + event.members.map { ($0.key, $0.value) })

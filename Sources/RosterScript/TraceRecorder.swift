@@ -1,8 +1,15 @@
 import Roster
 
+/// Something in a script run that records trace events: a live query's or a live count's
+/// recorder. The runner takes their events after each line, in the order they were registered.
+protocol EventSource: AnyObject {
+    /// The events recorded since the last call.
+    func takeEvents() -> [JSONObject]
+}
+
 /// The delegate of one live query in a script run: writes every callback it receives as a
 /// trace event, and after each group the batch the adapter makes of it and the snapshot.
-final class TraceRecorder: ResultsControllerDelegate {
+final class TraceRecorder: ResultsControllerDelegate, EventSource {
     let queryName: String
     let adapter: BatchAdapter
     /// Events recorded since the last ``takeEvents()``, without their line numbers.
@@ -37,6 +44,33 @@ final class TraceRecorder: ResultsControllerDelegate {
             ("total", .integer(Int64(counts.total))),
             ("sections", .array(counts.sections.map { section in
                 .object(JSONObject(uniqueKeysWithValues: [("name", ScriptValues.json(section.name)), ("count", .integer(Int64(section.numberOfObjects)))]))
+            })),
+        ])
+    }
+
+    /// Records every section's aggregates and the totals: what a query prints when it is
+    /// registered.
+    func recordAllAggregates(of controller: ResultsController) {
+        guard let total = controller.aggregates else { return }
+        let sections = (controller.counts?.sections ?? []).compactMap { section in
+            controller.aggregates(forSectionName: section.name).map { (name: section.name, values: $0) }
+        }
+        recordAggregates(total: total, sections: sections)
+    }
+
+    func controller(_ controller: ResultsController, didChangeAggregates change: AggregateChange) {
+        recordAggregates(total: change.total, sections: change.sections.map { (name: $0.name, values: $0.values) })
+    }
+
+    private func recordAggregates(total: AggregateValues, sections: [(name: Value, values: AggregateValues)]) {
+        func fields(_ values: AggregateValues) -> [(String, JSONValue)] {
+            [("count", .integer(Int64(values.numberOfObjects))),
+             ("values", .object(JSONObject(uniqueKeysWithValues: zip(values.names, values.values.map(ScriptValues.json)).map { ($0, $1) })))]
+        }
+        record("aggregates", [
+            ("total", .object(JSONObject(uniqueKeysWithValues: fields(total)))),
+            ("sections", .array(sections.map { section in
+                .object(JSONObject(uniqueKeysWithValues: [("name", ScriptValues.json(section.name))] + fields(section.values)))
             })),
         ])
     }

@@ -16,6 +16,11 @@ struct QueryChange: Sendable {
     /// For a windowed live query, the whole results' counts when the change changed them
     /// (the group is then empty when only the counts changed).
     var counts: ResultsCounts?
+    /// The aggregates that changed (``AggregateTracker/takeChange()``), for a query with
+    /// aggregates (the group is then empty when only they changed).
+    var aggregates: AggregateChange?
+    /// An error for each aggregate that went out of range.
+    var aggregateOverflows: [StoreError] = []
 }
 
 extension QueryChange {

@@ -37,6 +37,14 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         var results: LiveState
         var request: FetchRequest
         var lastDelivery: ContinuousClock.Instant?
+        /// Aggregates that went out of range, for the next takes to throw.
+        var aggregateOverflows: [StoreError] = []
+
+        init(results: LiveState, request: FetchRequest) {
+            self.results = results
+            self.request = request
+            aggregateOverflows = results.aggregates?.overflows ?? []
+        }
     }
 
     /// Fetches the results and starts collecting changes.
@@ -140,6 +148,18 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         consumer.withLock { ResultsCounts(total: $0.results.engine.count, sections: $0.results.engine.sectionInfos()) }
     }
 
+    /// The aggregates over the whole results as of the last change taken
+    /// (``FetchRequest/aggregates``); nil for a request without aggregates.
+    public var aggregates: AggregateValues? {
+        consumer.withLock { $0.results.aggregates?.totalValues }
+    }
+
+    /// The aggregates of the section of the whole results with this name, as of the last
+    /// change taken; nil when there is no such section or the request has no aggregates.
+    public func aggregates(forSectionName name: Value) -> AggregateValues? {
+        consumer.withLock { $0.results.aggregates?.values(ofSection: name) }
+    }
+
     /// All objects (in the window, with a window) as of the last change taken, in order.
     public var fetchedObjects: [Object] {
         consumer.withLock { consumer in
@@ -226,6 +246,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         }
         if let resumed { return resumed }
         if let failure = inbox.takeFailure() { throw failure }
+        if let overflow = consumer.withLock({ $0.aggregateOverflows.isEmpty ? nil : $0.aggregateOverflows.removeFirst() }) { throw overflow }
         while true {
             let (steps, commits) = inbox.take(all: policy.coalesces)
             guard !steps.isEmpty else { return nil }
@@ -240,7 +261,10 @@ public final class LiveResults: Sendable, LiveQueryRequest {
             let change = consumer.withLock { consumer -> ResultsChange? in
                 guard var change = consumer.results.apply(resolved) else { return nil }
                 consumer.lastDelivery = .now
+                // Heard at the next take, after this change (which holds their null values).
+                consumer.aggregateOverflows += change.aggregateOverflows
                 change.resync = resync
+                if change.group.isEmpty && change.counts == nil && change.aggregates == nil && change.resync == nil { return nil }
                 return makeChange(change, results: consumer.results, commits: commits)
             }
             if let change { return change }
@@ -382,7 +406,8 @@ public final class LiveResults: Sendable, LiveQueryRequest {
             objects: objects,
             deletedObjects: change.removedRows.mapValues { Object(entity: entity, values: $0) },
             resync: change.resync,
-            counts: change.counts)
+            counts: change.counts,
+            aggregates: change.aggregates)
     }
 
     /// The changes of a ``LiveResults``, as an async sequence.

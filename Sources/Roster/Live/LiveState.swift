@@ -28,6 +28,8 @@ final class LiveState {
     private var countsSeen: ResultsCounts?
     /// The change-log position of the results (``ResumeToken``).
     private(set) var position: Int64
+    /// The request's aggregates, kept with the results; nil without aggregates.
+    private(set) var aggregates: AggregateTracker?
     /// What a resume found, for the consumer's first change: the change, and the snapshot,
     /// window and position the consumer holds once it takes it (until then it holds the
     /// token's).
@@ -37,6 +39,7 @@ final class LiveState {
         engine = Self.makeEngine(query: query, rows: rows)
         snapshot = engine.snapshot
         self.position = position
+        aggregates = AggregateTracker(query: query, rows: rows)
     }
 
     /// Takes the token's window and notes, as the consumer's first change, the change
@@ -95,12 +98,44 @@ final class LiveState {
 
     /// Applies several steps in order and reports them as one change: from the results
     /// the consumer last saw (with the user's own edits applied) to the results after the
-    /// last step. This is how commits that arrived while the consumer was busy coalesce.
+    /// last step, with the aggregates that changed. This is how commits that arrived
+    /// while the consumer was busy coalesce.
     ///
-    /// - Returns: the change, or nil when the results did not change.
+    /// - Returns: the change, or nil when neither the results nor the aggregates changed.
     func apply(_ steps: [ResultsStep]) -> QueryChange? {
-        // A commit a re-fetch already read (the re-fetch came after it) is dropped: its
-        // rows are older than the re-fetched ones.
+        let steps = unread(steps)
+        takeIntoAggregates(steps)
+        var change = applyToResults(steps)
+        if let (aggregateChange, overflows) = aggregates?.takeChange(), aggregateChange != nil || !overflows.isEmpty {
+            if change == nil { change = QueryChange() }
+            change?.aggregates = aggregateChange
+            change?.aggregateOverflows = overflows
+        }
+        return change
+    }
+
+    /// The steps' rows into the aggregates: touched rows applied, re-fetched rows built
+    /// again (``AggregateTracker``).
+    private func takeIntoAggregates(_ steps: [ResultsStep]) {
+        for step in steps {
+            switch step {
+            case let .touched(rows, _):
+                aggregates?.apply(shown(rows))
+            case let .replace(query, rows, _):
+                guard let rebuilt = AggregateTracker(query: query, rows: rows) else {
+                    aggregates = nil
+                    continue
+                }
+                if aggregates == nil { aggregates = rebuilt } else { aggregates?.replace(with: rebuilt) }
+            case .userEdits, .window, .resync:
+                break
+            }
+        }
+    }
+
+    /// The steps the results have not read yet: a commit a re-fetch already read (the
+    /// re-fetch came after it) is dropped, its rows older than the re-fetched ones.
+    private func unread(_ steps: [ResultsStep]) -> [ResultsStep] {
         var steps = steps
         var reached = position
         steps.removeAll { step in
@@ -116,6 +151,11 @@ final class LiveState {
             }
         }
         position = reached
+        return steps
+    }
+
+    /// The steps applied to the results, as one change.
+    private func applyToResults(_ steps: [ResultsStep]) -> QueryChange? {
         if window != nil { return applyWithDiff(steps) }
         var touched: [Value: TouchedRow] = [:]
         var onlyCommits = true

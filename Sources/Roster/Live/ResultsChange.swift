@@ -30,6 +30,10 @@ public struct ResultsChange: Sendable {
     /// them; nil otherwise. A change that changed only the counts (rows came or went
     /// outside the window) has an empty `group`.
     public var counts: ResultsCounts? = nil
+    /// For live results with aggregates (``FetchRequest/aggregates``): the totals and the
+    /// sections whose aggregates this change changed; nil when it changed none. A change
+    /// that changed only aggregates (no row the list shows) has an empty `group`.
+    public var aggregates: AggregateChange? = nil
 
     /// Where to keep the user's place across this change (``ScrollPosition``): the row
     /// with `key` where it is in ``snapshot``, or, when it left, the nearest row of
@@ -47,7 +51,8 @@ public struct ResultsChange: Sendable {
     /// Plays the change to a delegate as callbacks, as a ``ResultsController`` would have
     /// (``LiveResults/deliver(to:isolation:)`` does this for each change): the group, when
     /// it is not empty, then ``ResultsControllerDelegate/controller(_:didChangeCounts:)``
-    /// when the counts changed.
+    /// when the counts changed, then
+    /// ``ResultsControllerDelegate/controller(_:didChangeAggregates:)`` when the aggregates did.
     public func replay(to delegate: some ResultsControllerDelegate<LiveResults>, from results: LiveResults) {
         if !group.isEmpty || resync != nil {
             delegate.receive(group, resync: resync, from: results, sectionCount: { section in
@@ -57,6 +62,7 @@ public struct ResultsChange: Sendable {
             }, object: { _, change in change.type == .delete ? deletedObjects[change.item] : objects[change.item] })
         }
         if let counts { delegate.controller(results, didChangeCounts: counts) }
+        if let aggregates { delegate.controller(results, didChangeAggregates: aggregates) }
     }
 }
 

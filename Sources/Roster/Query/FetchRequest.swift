@@ -31,16 +31,21 @@ public struct FetchRequest: Sendable, Hashable {
     /// attributes whose values changed (`ObjectChange.changedAttributes`, in the order of
     /// the entity's attributes). Off by default: the changes are then exactly as without it.
     public var reportsChangedAttributes: Bool
+    /// Figures kept per section and over the whole results as commits change them: counts
+    /// of objects that match a predicate, sums of numeric attributes (``Aggregate``,
+    /// ``AggregateValues``). Empty by default: the query keeps none.
+    public var aggregates: [Aggregate]
 
     /// Creates a fetch request.
     public init(entity: String, predicate: QueryPredicate = .all, sortKeys: [SortKey] = [], sectionAttribute: String? = nil,
-                displayedAttributes: [String]? = nil, reportsChangedAttributes: Bool = false) {
+                displayedAttributes: [String]? = nil, reportsChangedAttributes: Bool = false, aggregates: [Aggregate] = []) {
         self.entityName = entity
         self.predicate = predicate
         self.sortKeys = sortKeys
         self.sectionAttribute = sectionAttribute
         self.displayedAttributes = displayedAttributes
         self.reportsChangedAttributes = reportsChangedAttributes
+        self.aggregates = aggregates
     }
 }
 
@@ -66,6 +71,8 @@ struct BoundQuery: Sendable {
     /// has neither ``FetchRequest/displayedAttributes`` nor
     /// ``FetchRequest/reportsChangedAttributes``.
     let attributeRelevance: AttributeRelevance?
+    /// The request's aggregates, bound; nil when it has none.
+    let aggregates: BoundAggregates?
 
     init(_ request: FetchRequest, entity: Entity) throws(RequestBindingError) {
         self.request = request
@@ -95,6 +102,7 @@ struct BoundQuery: Sendable {
             throw .sort(error)
         }
         attributeRelevance = try AttributeRelevance(request, entity: entity, sort: sort, predicate: predicate, sectionIndex: sectionIndex)
+        aggregates = try BoundAggregates(request.aggregates, entity: entity)
         let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         let table = Identifier.quoted(entity.name)
         selectSQL = "SELECT \(columns) FROM \(table) WHERE \(predicate.sql) ORDER BY \(sort.orderBySQL)"
@@ -183,4 +191,6 @@ enum RequestBindingError: Error, Sendable {
     case unknownDisplayedAttribute(entity: String, attribute: String)
     /// A sort key names an attribute the entity does not have.
     case sort(SchemaError)
+    /// An aggregate that cannot be kept (``BoundAggregates``).
+    case invalidAggregate(entity: String, aggregate: String, reason: String)
 }

@@ -41,6 +41,8 @@ public final class ResultsController: LiveQueryRequest {
     private var countsSeen: ResultsCounts?
     /// The change-log position of the results the delegate last saw (``resumeToken()``).
     var resultsPosition: Int64 = 0
+    /// The request's aggregates, kept with the results; nil without aggregates.
+    var aggregateTracker: AggregateTracker?
 
     /// The results; nil until ``performFetch()`` loads them, and while a window opened
     /// cold holds only its rows (``coldWindow``).
@@ -140,8 +142,8 @@ public final class ResultsController: LiveQueryRequest {
         // Bound again: the entity may have gained attributes since the controller was made.
         let query = try store.bind(request)
         if !hasFetched, engineKind == .incremental, let window = windowTracker?.window {
-            let (opened, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
-                (try readColdWindow(window, query: query), store.storage.changeLogPosition)
+            let (opened, aggregates, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+                (try readColdWindow(window, query: query), try store.fetchAggregates(query), store.storage.changeLogPosition)
             }
             guard let opened else {
                 guard case let .anchored(key, _, _) = window else { return }
@@ -153,10 +155,11 @@ public final class ResultsController: LiveQueryRequest {
             windowTracker = opened.tracker
             countsSeen = nil
             resultsPosition = position
+            startAggregates(aggregates)
             return
         }
-        let (fetched, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
-            (try fetchEngine(query: query), store.storage.changeLogPosition)
+        let (fetched, aggregates, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+            (try fetchEngine(query: query), try store.fetchAggregates(query), store.storage.changeLogPosition)
         }
         if var tracker = windowTracker {
             // Checked at the first fetch only: a window placed before keeps its anchor's
@@ -170,6 +173,7 @@ public final class ResultsController: LiveQueryRequest {
         self.query = query
         engine = fetched
         resultsPosition = position
+        startAggregates(aggregates)
     }
 
     /// A durable token of what the delegate last saw: the results' change-log position,
@@ -214,7 +218,7 @@ public final class ResultsController: LiveQueryRequest {
         if !hasFetched, engineKind == .incremental, let window = token.window {
             // The window alone, when its anchor is still there; else the whole results,
             // whose order finds the anchor's nearest neighbour.
-            let (opened, changes, departed, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+            let (opened, changes, departed, aggregates, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
                 let opened = try readColdWindow(window, query: query)
                 let changes = try store.storage.changes(of: query.entity, since: token.position)
                 // Rows that left the window untouched (others slid them out) are read as
@@ -222,7 +226,8 @@ public final class ResultsController: LiveQueryRequest {
                 let touched = changes.rows(of: query.entity)
                 let kept = opened.map { Set($0.rows.keys) } ?? []
                 let departed = token.sections.lazy.flatMap(\.items).filter { !kept.contains($0) && touched[$0] == nil }
-                return (opened, changes, try store.fetchCommittedRows(query.entity, keys: Array(departed)), store.storage.changeLogPosition)
+                return (opened, changes, try store.fetchCommittedRows(query.entity, keys: Array(departed)), try store.fetchAggregates(query),
+                        store.storage.changeLogPosition)
             }
             if let opened {
                 store.addObserver(self)
@@ -230,12 +235,14 @@ public final class ResultsController: LiveQueryRequest {
                 coldWindow = opened
                 windowTracker = opened.tracker
                 countsSeen = nil
+                startAggregates(aggregates)
                 reportResumed(from: token, to: opened.tracker.shown, changes: changes, departed: departed, position: position, in: nil)
                 return
             }
         }
-        let (fetched, changes, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
-            (try fetchEngine(query: query), try store.storage.changes(of: query.entity, since: token.position), store.storage.changeLogPosition)
+        let (fetched, changes, aggregates, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+            (try fetchEngine(query: query), try store.storage.changes(of: query.entity, since: token.position), try store.fetchAggregates(query),
+             store.storage.changeLogPosition)
         }
         if !hasFetched { store.addObserver(self) }
         self.query = query
@@ -245,6 +252,7 @@ public final class ResultsController: LiveQueryRequest {
         windowTracker = token.window.map { WindowTracker($0, placedKeys: token.sections.flatMap(\.items), firstRank: token.firstRank ?? 0) }
         let now = placeWindow(in: fetched, seen: token.sections) ?? fetched.snapshot
         countsSeen = windowTracker == nil ? nil : Self.counts(of: fetched)
+        startAggregates(aggregates)
         reportResumed(from: token, to: now, changes: changes, departed: [:], position: position, in: fetched)
     }
 
@@ -328,10 +336,18 @@ public final class ResultsController: LiveQueryRequest {
             self.query = query
             return
         }
-        let rows = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in try store.fetchCommittedRows(query) }
+        let (rows, aggregates) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+            (try store.fetchCommittedRows(query), try store.fetchAggregates(query))
+        }
         self.request = request
         // The results and the new rows are the same committed state: no value changed.
         replaceResults(engine, query: query, rows: rows, updated: { _ in false })
+        if let aggregates, aggregateTracker != nil, pendingResync == nil {
+            aggregateTracker?.replace(with: aggregates)
+            reportAggregates()
+        } else {
+            startAggregates(aggregates)
+        }
     }
 
     /// Swaps in new results and reports the difference by diffing whole snapshots;
@@ -404,11 +420,13 @@ extension ResultsController: StoreObserver {
     /// the changes lead to: a re-fetch here reads that state and nothing newer.
     func storeDidCommit(_ changes: CommittedChanges) {
         guard hasFetched, !isFetching else { return }
+        let resyncs = pendingResync != nil || changes.resync != nil
         if coldWindow != nil {
             applyToColdWindow(changes)
         } else {
             apply(changes)
         }
+        takeIntoAggregates(changes, rebuilding: resyncs)
         // The results are at the delivery's position unless it failed (they stay behind it).
         if pendingResync == nil { resultsPosition = changes.through }
     }

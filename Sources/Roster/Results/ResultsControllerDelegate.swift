@@ -48,6 +48,12 @@ public protocol ResultsControllerDelegate<Controller>: AnyObject {
     /// (after ``controllerDidChangeContent(_:)``), or alone when the window's rows did not
     /// change — rows came or went outside it. Arrives where the other callbacks do.
     func controller(_ controller: Controller, didChangeCounts counts: ResultsCounts)
+    /// The live query's aggregates changed (``FetchRequest/aggregates``): the totals and
+    /// each section whose values changed. Called after the group of the commits that
+    /// changed them (after ``controllerDidChangeContent(_:)`` and any
+    /// ``controller(_:didChangeCounts:)``), or alone when no row the list shows changed.
+    /// Arrives where the other callbacks do.
+    func controller(_ controller: Controller, didChangeAggregates change: AggregateChange)
     /// The section index title of a section (``ResultsController/sectionIndexTitles``); nil
     /// (the default) takes ``ResultsController/sectionIndexTitle(forSectionName:)``'s.
     /// Asked when the titles are read, on the caller's isolation.
@@ -62,6 +68,7 @@ extension ResultsControllerDelegate {
     public func controller(_ controller: Controller, willResyncBecause reason: ResyncReason) {}
     public func controller(_ controller: Controller, didFailWith error: StoreError) {}
     public func controller(_ controller: Controller, didChangeCounts counts: ResultsCounts) {}
+    public func controller(_ controller: Controller, didChangeAggregates change: AggregateChange) {}
     public func controller(_ controller: Controller, sectionIndexTitleForSectionName name: Value) -> String? { nil }
 
     /// Plays one change group as callbacks: the one emitter of ``ResultsController`` and

@@ -62,6 +62,23 @@ extension SQLiteStorage {
         return rows
     }
 
+    func forEachCommittedRow(_ query: BoundQuery, reading attributes: Set<Int>, _ body: ([Value]) -> Void) throws(StoreError) {
+        let entity = query.entity
+        let read = attributes.sorted()
+        let columns = read.isEmpty ? "1" : read.map { Identifier.quoted(entity.attributes[$0].name) }.joined(separator: ", ")
+        var row = [Value](repeating: .null, count: entity.attributes.count)
+        do {
+            let statement = try reader.prepare("SELECT \(columns) FROM \(Identifier.quoted(entity.name)) WHERE \(query.predicate.sql)")
+            try statement.bind(query.predicate.arguments)
+            while try statement.step() {
+                for (column, index) in read.enumerated() { row[index] = statement.column(column, as: entity.attributes[index].type) }
+                body(row)
+            }
+        } catch {
+            throw .database(error)
+        }
+    }
+
     /// Steps ``BoundQuery/orderSQL`` (the key, then the other sort values), which an index
     /// on the sort serves without touching the rows.
     ///

@@ -82,6 +82,9 @@ protocol StorageBackend: AnyObject {
     func committedRows(of entity: Entity, keys: [Value]) throws(StoreError) -> [Value: [Value]]
     /// The keys and sort values of a query's committed results, in order.
     func orderedScan(_ query: BoundQuery) throws(StoreError) -> OrderedScan
+    /// Hands `body` each committed row a query selects, in no order, with only the values
+    /// of `attributes` read (the others null): what its aggregates are built from.
+    func forEachCommittedRow(_ query: BoundQuery, reading attributes: Set<Int>, _ body: ([Value]) -> Void) throws(StoreError)
 
     // MARK: Change tracking
 

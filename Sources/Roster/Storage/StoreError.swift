@@ -67,6 +67,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A resume token that is damaged, or was saved by another store or for another
         /// request (``ResumeToken``).
         public static let invalidResumeToken = Code("invalidResumeToken")
+        /// An aggregate of a request that cannot be kept: no name, a name used twice, a sum
+        /// of an attribute that is missing or not numeric (``Aggregate``).
+        public static let invalidAggregate = Code("invalidAggregate")
+        /// An integer sum of a live query's aggregates went outside Int64's range; it reads
+        /// null until it is back in range (``AggregateValues``).
+        public static let aggregateOverflow = Code("aggregateOverflow")
 
         /// Whether `error` is a ``StoreError`` with this code: lets a `catch` clause name a
         /// code (`catch StoreError.Code.duplicateKey`).
@@ -182,6 +188,19 @@ extension StoreError {
         StoreError(.invalidResumeToken, message)
     }
 
+    /// An aggregate of a request that cannot be kept, with the reason.
+    public static func invalidAggregate(entity: String, aggregate: String, reason: String) -> StoreError {
+        StoreError(.invalidAggregate, "aggregate '\(aggregate)' of \(entity): \(reason)", entity: entity)
+    }
+
+    /// An integer sum that went outside Int64's range, in a section (nil: the total).
+    public static func aggregateOverflow(entity: String, aggregate: String, section: Value?) -> StoreError {
+        let place = section.map { "in section \($0)" } ?? "over the whole results"
+        return StoreError(.aggregateOverflow,
+                          "the sum '\(aggregate)' of \(entity) \(place) is outside the range of a 64-bit integer; it reads null until it is back in range",
+                          entity: entity)
+    }
+
     /// SQLite refused the operation.
     public static func database(_ error: DatabaseError) -> StoreError {
         StoreError(.database, error.description, databaseError: error)
@@ -197,6 +216,7 @@ extension StoreError {
         case let .unknownSectionAttribute(entity, attribute), let .unknownDisplayedAttribute(entity, attribute):
             self = .unknownAttribute(entity: entity, attribute: attribute)
         case let .sort(schemaError): self = .schema(schemaError)
+        case let .invalidAggregate(entity, aggregate, reason): self = .invalidAggregate(entity: entity, aggregate: aggregate, reason: reason)
         }
     }
 }

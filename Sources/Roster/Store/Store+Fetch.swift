@@ -25,6 +25,16 @@ extension Store {
         try storage.orderedScan(query)
     }
 
+    /// The query's aggregates over its committed results (nil when it has none), read in
+    /// the current read transaction.
+    func fetchAggregates(_ query: BoundQuery) throws(StoreError) -> AggregateTracker? {
+        guard var tracker = AggregateTracker(query: query), let aggregates = query.aggregates else { return nil }
+        var read = aggregates.referencedAttributes
+        if let section = query.sectionIndex { read.insert(section) }
+        try storage.forEachCommittedRow(query, reading: read) { tracker.include($0) }
+        return tracker
+    }
+
     /// Whether an index serves the request's order: then a window over its results
     /// (``ResultsWindow``) opens without sorting every row, and its first window reads only
     /// about as many index entries as the rows before it. Without one, SQLite sorts the

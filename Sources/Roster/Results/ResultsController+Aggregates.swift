@@ -1,0 +1,59 @@
+/// A live query's aggregates (``FetchRequest/aggregates``): read at any time, and reported
+/// after the row changes of the commits that changed them.
+extension ResultsController {
+    /// The aggregates over the whole results, whatever a window shows; nil before
+    /// ``performFetch()`` and for a request without aggregates. O(aggregates).
+    public var aggregates: AggregateValues? {
+        aggregateTracker?.totalValues
+    }
+
+    /// The aggregates of the section of the whole results with this name (null without a
+    /// section attribute); nil when there is no such section. O(aggregates).
+    public func aggregates(forSectionName name: Value) -> AggregateValues? {
+        aggregateTracker?.values(ofSection: name)
+    }
+
+    /// The aggregates of a section as the delegate sees it (window-relative, with a
+    /// window): over all of the section's objects in the whole results, not only those
+    /// the window shows. Nil for an index out of range.
+    public func aggregates(inSection index: Int) -> AggregateValues? {
+        let shown = shownNow
+        guard shown.indices.contains(index) else { return nil }
+        return aggregates(forSectionName: shown[index].id)
+    }
+
+    /// Takes a delivery into the aggregates — its touched rows, or, for a resync, the
+    /// aggregates read again in the delivery's read — and tells the delegate what changed.
+    /// Called once the delivery's row changes were reported; a delivery whose rows could
+    /// not be reported leaves the aggregates to the resync that makes up for it.
+    func takeIntoAggregates(_ changes: CommittedChanges, rebuilding: Bool) {
+        guard aggregateTracker != nil, pendingResync == nil else { return }
+        if rebuilding {
+            do {
+                guard let rebuilt = try store.fetchAggregates(query) else { return }
+                aggregateTracker?.replace(with: rebuilt)
+            } catch {
+                fail(error, seen: shownNow)
+                return
+            }
+        } else {
+            aggregateTracker?.apply(changes.rows(of: query.entity))
+        }
+        reportAggregates()
+    }
+
+    /// Tells the delegate the aggregates that changed since it last heard them, and each
+    /// one that went out of range.
+    func reportAggregates() {
+        guard let (change, overflows) = aggregateTracker?.takeChange() else { return }
+        if let change { delegate?.controller(self, didChangeAggregates: change) }
+        for overflow in overflows { delegate?.controller(self, didFailWith: overflow) }
+    }
+
+    /// Starts the aggregates from a fetch: nothing is reported but the aggregates out of
+    /// range from the start.
+    func startAggregates(_ tracker: AggregateTracker?) {
+        aggregateTracker = tracker
+        for overflow in tracker?.overflows ?? [] { delegate?.controller(self, didFailWith: overflow) }
+    }
+}
