@@ -59,6 +59,19 @@ public final class GroupRecorder: ResultsControllerDelegate {
         self.counts.append(counts)
     }
 
+    /// The aggregate changes heard, in order.
+    public private(set) var aggregateChanges: [AggregateChange] = []
+
+    public func takeAggregateChanges() -> [AggregateChange] {
+        defer { aggregateChanges = [] }
+        return aggregateChanges
+    }
+
+    public func controller(_ controller: ResultsController, didChangeAggregates change: AggregateChange) {
+        if current != nil { callbackOrderProblems.append("aggregates reported inside a group") }
+        aggregateChanges.append(change)
+    }
+
     public func controller(_ controller: ResultsController, willResyncBecause reason: ResyncReason) {
         if current != nil { callbackOrderProblems.append("resync announced inside a group") }
         resyncs.append(reason)

@@ -40,6 +40,10 @@ private final class ForwardingBackend: StorageBackend {
         return try base.committedRows(of: entity, keys: keys)
     }
     func orderedScan(_ query: BoundQuery) throws(StoreError) -> OrderedScan { note(); return try base.orderedScan(query) }
+    func forEachCommittedRow(_ query: BoundQuery, reading attributes: Set<Int>, _ body: ([Value]) -> Void) throws(StoreError) {
+        note()
+        try base.forEachCommittedRow(query, reading: attributes, body)
+    }
     var hasMoved: Bool { base.hasMoved }
     func hasChangedSinceLastCheck() throws(StoreError) -> Bool { try base.hasChangedSinceLastCheck() }
     func beginCommittedRead() throws(StoreError) { try base.beginCommittedRead() }
