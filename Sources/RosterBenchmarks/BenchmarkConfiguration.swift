@@ -31,6 +31,9 @@ package enum BenchmarkScenario: String, CaseIterable, Sendable {
     /// A window of 100 rows in the middle of the results: one-row commits and moves of
     /// the window against re-fetching it, next to the same commits without a window.
     case window
+    /// A feed reader's list with an unread count per feed: one entry marked read per
+    /// commit, batch and counts against re-fetch, diff and `GROUP BY`.
+    case unread
 }
 
 /// What `roster bench` runs: table sizes, commits per kind, scenarios.

@@ -53,6 +53,7 @@ package struct BenchmarkRunner {
             case .crossProcess: try CrossProcessScenario.run(configuration, reporter: reporter)
             case .predicate: try PredicateScenario.run(configuration, reporter: reporter)
             case .writes: try WritesScenario.run(configuration, reporter: reporter)
+            case .unread: try UnreadScenario.run(configuration, reporter: reporter)
             }
             reporter.progress("\(scenario.rawValue) done in \(Format.fixed(Double(MonotonicClock.elapsed(from: start, to: MonotonicClock.now())) / 1e9, decimals: 1)) s")
         }
