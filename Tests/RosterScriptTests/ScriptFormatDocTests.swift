@@ -21,7 +21,7 @@ struct ScriptFormatDocTests {
     /// to the runner, so a new op fails the tests until it is listed here and documented.
     static let ops = [
         "entity", "query", "insert", "update", "delete", "sql", "external",
-        "begin", "commit", "rollback", "sort", "filter", "window", "token", "resume",
+        "begin", "commit", "rollback", "sort", "filter", "window", "token", "resume", "count",
     ]
 
     /// The page's text.

@@ -139,20 +139,24 @@ struct AggregateTracker: Sendable {
 
     private mutating func accumulate(_ row: [Value], sign: Int) {
         let name = query.sectionName(of: row)
-        var group = sections.removeValue(forKey: name) ?? emptyGroup
-        Self.add(row, sign: sign, to: &group, terms: aggregates.terms)
-        Self.add(row, sign: sign, to: &total, terms: aggregates.terms)
-        if group.objects != 0 { sections[name] = group }
+        let (terms, empty) = (aggregates.terms, emptyGroup)
+        // The section's group in place in the dictionary, and each term worked out once.
+        Self.add(row, sign: sign, terms: terms, to: &sections[name, default: empty], and: &total)
+        if sections[name]?.objects == 0 { sections[name] = nil }
     }
 
-    private static func add(_ row: [Value], sign: Int, to group: inout Group, terms: [BoundAggregates.Term]) {
+    private static func add(_ row: [Value], sign: Int, terms: [BoundAggregates.Term], to group: inout Group, and total: inout Group) {
         group.objects += sign
+        total.objects += sign
         for (index, term) in terms.enumerated() {
             switch term {
             case let .count(predicate):
-                if predicate.evaluate(row) { group.sums[index].addOne(sign: sign) }
+                guard predicate.evaluate(row) else { continue }
+                group.sums[index].addOne(sign: sign)
+                total.sums[index].addOne(sign: sign)
             case let .sum(attribute, _):
                 group.sums[index].add(row[attribute], sign: sign)
+                total.sums[index].add(row[attribute], sign: sign)
             }
         }
     }
