@@ -58,8 +58,12 @@ extension ScriptRunner {
         }
         var attributes: [Attribute] = []
         for (attributeName, typeJSON) in attributesJSON.members {
+            if case let .object(relationship) = typeJSON {
+                attributes.append(try relationshipAttribute(attributeName, relationship, entity: name, key: keyName, attributes: attributesJSON))
+                continue
+            }
             guard case let .string(typeName) = typeJSON, let type = AttributeType(rawValue: typeName) else {
-                throw ScriptError("attribute '\(attributeName)' has type \(typeJSON.serialized()); expected \"string\", \"integer\", \"double\" or \"bool\"")
+                throw ScriptError("attribute '\(attributeName)' has type \(typeJSON.serialized()); expected \"string\", \"integer\", \"double\", \"bool\" or a relationship {\"to\": entity}")
             }
             attributes.append(Attribute(attributeName, type))
         }
@@ -73,6 +77,35 @@ extension ScriptRunner {
             throw ScriptError("a query named '\(name)' already exists")
         }
         return name
+    }
+
+    /// A relationship attribute, `{"to": "Feed", "deleteRule": "cascade"}`: its type is its
+    /// destination's key type (the entity's own, for a relationship to itself).
+    private func relationshipAttribute(_ name: String, _ definition: JSONObject, entity: String, key: String,
+                                       attributes: JSONObject) throws -> Attribute {
+        guard case let .string(destination)? = definition["to"] else {
+            throw ScriptError("relationship '\(name)' needs \"to\": the name of the entity it refers to")
+        }
+        var rule = Relationship.DeleteRule.nullify
+        if let ruleJSON = definition["deleteRule"], !ruleJSON.isNull {
+            guard case let .string(ruleName) = ruleJSON, let parsed = Relationship.DeleteRule(rawValue: ruleName) else {
+                throw ScriptError("relationship '\(name)' has deleteRule \(ruleJSON.serialized()); expected \"nullify\", \"cascade\" or \"deny\"")
+            }
+            rule = parsed
+        }
+        let type: AttributeType
+        if destination == entity {
+            guard case let .string(typeName)? = attributes[key], let keyType = AttributeType(rawValue: typeName) else {
+                throw ScriptError("relationship '\(name)' refers to '\(entity)' itself, whose key '\(key)' needs a type")
+            }
+            type = keyType
+        } else {
+            guard let target = store.entities[destination] else {
+                throw ScriptError("relationship '\(name)' of entity '\(entity)' refers to '\(destination)', which the store does not define; define it first")
+            }
+            type = target.key.type
+        }
+        return .relationship(name, to: destination, type: type, deleteRule: rule)
     }
 
     private func registerQuery(_ command: ScriptCommand) throws {

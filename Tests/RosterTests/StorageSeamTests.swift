@@ -40,6 +40,13 @@ private final class ForwardingBackend: StorageBackend {
         return try base.committedRows(of: entity, keys: keys)
     }
     func orderedScan(_ query: BoundQuery) throws(StoreError) -> OrderedScan { note(); return try base.orderedScan(query) }
+    func keys(of entity: Entity, whereAttribute index: Int, equals value: Value) throws(StoreError) -> [Value] {
+        try base.keys(of: entity, whereAttribute: index, equals: value)
+    }
+    func keys(of entity: Entity, whereColumn column: String, in values: [Value]) throws(StoreError) -> [Value] {
+        note()
+        return try base.keys(of: entity, whereColumn: column, in: values)
+    }
     func forEachCommittedRow(_ query: BoundQuery, reading attributes: Set<Int>, _ body: ([Value]) -> Void) throws(StoreError) {
         note()
         try base.forEachCommittedRow(query, reading: attributes, body)

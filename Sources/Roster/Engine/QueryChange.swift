@@ -29,10 +29,9 @@ extension QueryChange {
     /// rows whose values changed (every row that stays, in a resync); a row that left is
     /// given as the log had it before, else as `rowNow` has it (it left the window, not the
     /// results), else — gone, and the log no longer holding it — with its key alone.
-    static func sinceSaved(_ saved: [ListSection<Value, Value>], to now: [ListSection<Value, Value>], changes: CommittedChanges,
-                           entity: Entity, rowNow: (Value) -> [Value]?) -> (change: QueryChange?, start: [ListSection<Value, Value>]) {
-        let touched = changes.rows(of: entity)
-        let resync = changes.resync
+    /// `touched` are the rows as the query sees them (``Store/touchedRows(of:in:)``).
+    static func sinceSaved(_ saved: [ListSection<Value, Value>], to now: [ListSection<Value, Value>], touched: [Value: TouchedRow],
+                           resync: ResyncReason?, entity: Entity, rowNow: (Value) -> [Value]?) -> (change: QueryChange?, start: [ListSection<Value, Value>]) {
         return diff(from: saved, to: now, resync: resync, isUpdated: { resync != nil || (touched[$0]?.isChanged ?? false) },
                     removedRow: { key in
                         touched[key]?.before ?? rowNow(key) ?? entity.attributes.indices.map { $0 == entity.keyIndex ? key : .null }

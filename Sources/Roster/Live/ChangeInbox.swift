@@ -5,10 +5,12 @@
 /// it appends the touched rows and wakes a waiting consumer, and returns at once. The
 /// consumer takes everything pending when it is ready, which is what coalesces commits.
 final class ChangeInbox: StoreObserver, Sendable {
-    let observedEntityName: String
-    private let state = Locked(State())
+    private let state: Locked<State>
 
     private struct State {
+        /// The entity the results are bound to (extended with their key paths, if any):
+        /// what the touched rows are read as.
+        var entity: Entity
         var steps: [ResultsStep] = []
         /// The change-log position of the newest delivery, whether it posted a step or not.
         var latestThrough: Int64 = 0
@@ -21,19 +23,38 @@ final class ChangeInbox: StoreObserver, Sendable {
         var failure: StoreError?
     }
 
-    init(entityName: String) {
-        observedEntityName = entityName
+    init(entity: Entity) {
+        state = Locked(State(entity: entity))
     }
 
-    func storeDidCommit(_ changes: CommittedChanges) {
-        state.withLock { $0.latestThrough = max($0.latestThrough, changes.through) }
+    var observedEntityNames: [String] { state.withLock { $0.entity.observedNames } }
+
+    /// Reads the touched rows as the results bound to `entity` see them, from the next
+    /// delivery on; set under the store's lock with the re-fetch of a new request.
+    func bind(to entity: Entity) {
+        state.withLock { $0.entity = entity }
+    }
+
+    func storeDidCommit(_ changes: CommittedChanges, in store: Store) {
+        let entity = state.withLock { state in
+            state.latestThrough = max(state.latestThrough, changes.through)
+            return state.entity
+        }
         // A pruned log or a changed schema cannot say which keys changed: the consumer re-fetches.
         if let reason = changes.resync {
             post(.resync(reason), isCommit: true)
-        } else if let touched = changes.rowsByEntity[observedEntityName]?.filter(\.value.isChanged), !touched.isEmpty {
-            // Keys written and written back are left out: their rows are what the results hold.
-            post(.touched(touched, through: changes.through), isCommit: true)
+            return
         }
+        let touched: [Value: TouchedRow]
+        do {
+            touched = try store.touchedRows(of: entity, in: changes).filter(\.value.isChanged)
+        } catch {
+            // The rows could not be read: the consumer hears why, and re-fetches.
+            storeDidFailToDeliver(error, mustResync: true)
+            return
+        }
+        // Keys written and written back are left out: their rows are what the results hold.
+        if !touched.isEmpty { post(.touched(touched, through: changes.through), isCommit: true) }
     }
 
     /// A delivery failed: the consumer hears the error when it next takes a change.

@@ -54,18 +54,18 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         self.queue = queue
         self.policy = policy
         self.adapter = adapter
-        let inbox = ChangeInbox(entityName: request.entityName)
-        self.inbox = inbox
         // Fetch and register under one lock, so that no commit falls between them.
-        let (query, rows, position) = try queue.withStore { store throws(StoreError) -> (BoundQuery, [[Value]], Int64) in
+        let (query, rows, position, inbox) = try queue.withStore { store throws(StoreError) -> (BoundQuery, [[Value]], Int64, ChangeInbox) in
             let query = try store.bind(request)
+            let inbox = ChangeInbox(entity: query.entity)
             // At the backend's cursor: the inbox then hears exactly the commits after these rows.
-            let (rows, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+            let (rows, position) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
                 (try store.fetchCommittedRows(query), store.storage.changeLogPosition)
             }
             store.addObserver(inbox)
-            return (query, rows, position)
+            return (query, rows, position, inbox)
         }
+        self.inbox = inbox
         consumer = Locked(Consumer(results: LiveState(query: query, rows: rows, position: position), request: request))
     }
 
@@ -86,22 +86,24 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         self.queue = queue
         self.policy = policy
         self.adapter = adapter
-        let inbox = ChangeInbox(entityName: request.entityName)
-        self.inbox = inbox
-        let (query, rows, changes, position) = try queue.withStore { store throws(StoreError) -> (BoundQuery, [[Value]], CommittedChanges, Int64) in
+        let (query, rows, changes, touched, position, inbox) = try queue.withStore { store throws(StoreError)
+            -> (BoundQuery, [[Value]], CommittedChanges, [Value: TouchedRow], Int64, ChangeInbox) in
             let identifier = try store.storage.storeIdentifier()
             guard token.store == identifier else {
                 throw .invalidResumeToken("the resume token was saved by another store (\(token.store)); this one is \(identifier)")
             }
             let query = try store.bind(request)
-            let (rows, changes, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
-                (try store.fetchCommittedRows(query), try store.storage.changes(of: query.entity, since: token.position), store.storage.changeLogPosition)
+            let (rows, changes, touched, position) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
+                let changes = try store.changes(observedBy: query.entity, since: token.position)
+                return (try store.fetchCommittedRows(query), changes, try store.touchedRows(of: query.entity, in: changes), store.storage.changeLogPosition)
             }
+            let inbox = ChangeInbox(entity: query.entity)
             store.addObserver(inbox)
-            return (query, rows, changes, position)
+            return (query, rows, changes, touched, position, inbox)
         }
+        self.inbox = inbox
         let results = LiveState(query: query, rows: rows, position: position)
-        results.resume(from: token, changes: changes)
+        results.resume(from: token, resync: changes.resync, touched: touched)
         consumer = Locked(Consumer(results: results, request: request))
     }
 
@@ -302,10 +304,11 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         }
         try queue.withStore { store throws(StoreError) in
             let query = try store.bind(request)
-            let (rows, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+            let (rows, position) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
                 (try store.fetchCommittedRows(query), store.storage.changeLogPosition)
             }
             inbox.post(.replace(query, rows, through: position))
+            inbox.bind(to: query.entity)
         }
         consumer.withLock { $0.request = request }
     }

@@ -45,7 +45,7 @@ final class LiveState {
     /// Takes the token's window and notes, as the consumer's first change, the change
     /// from the rows the token saved to the rows shown now (see
     /// ``ResultsController/performFetch(resumingFrom:)``).
-    func resume(from token: ResumeToken, changes: CommittedChanges) {
+    func resume(from token: ResumeToken, resync: ResyncReason?, touched: [Value: TouchedRow]) {
         // The token's window as it stood, and placed over the results now.
         let saved = token.window.map { window in
             var tracker = WindowTracker(window, placedKeys: token.sections.flatMap(\.items), firstRank: token.firstRank ?? 0)
@@ -56,9 +56,8 @@ final class LiveState {
         let now = placed?.place(in: engine) ?? snapshot
         placed?.shown = now
         if placed != nil { countsSeen = ResultsCounts(total: engine.count, sections: engine.sectionInfos()) }
-        var (change, start) = QueryChange.sinceSaved(token.sections, to: now, changes: changes, entity: engine.query.entity,
+        var (change, start) = QueryChange.sinceSaved(token.sections, to: now, touched: touched, resync: resync, entity: engine.query.entity,
                                                      rowNow: { self.engine.row(forKey: $0) })
-        let touched = changes.rows(of: engine.query.entity)
         if change?.describeAttributeChanges(for: engine.query.attributeRelevance, rows: { (touched[$0]?.before, touched[$0]?.after) }) == false { change = nil }
         previousSnapshot = start
         guard let change else {

@@ -49,6 +49,23 @@ public struct FetchRequest: Sendable, Hashable {
     }
 }
 
+extension FetchRequest {
+    /// Every attribute name and key path the request reads: the predicate's, the sort
+    /// keys, the section attribute, the displayed attributes and the aggregates'.
+    var attributeNames: [String] {
+        var names = predicate.attributeNames + sortKeys.map(\.attribute)
+        if let sectionAttribute { names.append(sectionAttribute) }
+        names += displayedAttributes ?? []
+        for aggregate in aggregates {
+            switch aggregate.function {
+            case let .count(predicate): names += predicate.attributeNames
+            case let .sum(attribute): names.append(attribute)
+            }
+        }
+        return names
+    }
+}
+
 /// A fetch request checked against its entity: attributes resolved, the predicate
 /// compiled to SQL and to Swift, the order ready to compare rows.
 struct BoundQuery: Sendable {
@@ -104,7 +121,7 @@ struct BoundQuery: Sendable {
         attributeRelevance = try AttributeRelevance(request, entity: entity, sort: sort, predicate: predicate, sectionIndex: sectionIndex)
         aggregates = try BoundAggregates(request.aggregates, entity: entity)
         let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
-        let table = Identifier.quoted(entity.name)
+        let table = entity.readSource
         selectSQL = "SELECT \(columns) FROM \(table) WHERE \(predicate.sql) ORDER BY \(sort.orderBySQL)"
         orderColumns = [entity.keyIndex] + sort.attributeIndexes.filter { $0 != entity.keyIndex }
         let ordered = orderColumns.map { Identifier.quoted(entity.attributes[$0].name) }.joined(separator: ", ")
@@ -119,7 +136,7 @@ struct BoundQuery: Sendable {
     /// nearest first (each reads at most `?` rows, bound after its values).
     func neighbourSelects(of sortValues: [Value], after: Bool) -> [(sql: String, values: [Value])] {
         let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
-        let table = Identifier.quoted(entity.name)
+        let table = entity.readSource
         let ranges = after ? sort.ranges(of: sortValues, after: true) : sort.ranges(of: sortValues, after: false).reversed()
         let order = after ? sort.orderBySQL : sort.reversedOrderBySQL
         return ranges.map { range in

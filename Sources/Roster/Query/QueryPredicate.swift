@@ -142,3 +142,20 @@ enum Operand: Sendable, Hashable {
         }
     }
 }
+
+extension QueryPredicate {
+    /// The attribute names and key paths the predicate tests, in the order written.
+    var attributeNames: [String] {
+        var names: [String] = []
+        func collect(_ node: PredicateNode) {
+            switch node {
+            case .constant: break
+            case let .not(operand): collect(operand)
+            case let .and(terms), let .or(terms): terms.forEach(collect)
+            case let .comparison(comparison): names.append(comparison.attribute)
+            }
+        }
+        collect(root)
+        return names
+    }
+}

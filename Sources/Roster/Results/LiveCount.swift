@@ -47,7 +47,7 @@ public final class LiveCount {
     ///
     /// - Throws: ``StoreError`` when the read fails; nothing changes then.
     public func performFetch() throws(StoreError) {
-        let counted = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in try countNow() }
+        let counted = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in try countNow() }
         if !hasFetched { store.addObserver(self) }
         hasFetched = true
         mustRecount = false
@@ -77,26 +77,26 @@ extension LiveCountDelegate {
 }
 
 extension LiveCount: StoreObserver {
-    var observedEntityName: String { query.entity.name }
+    var observedEntityNames: [String] { query.entity.observedNames }
 
-    func storeDidCommit(_ changes: CommittedChanges) {
+    func storeDidCommit(_ changes: CommittedChanges, in store: Store) {
         guard hasFetched else { return }
         var counted = count
-        if mustRecount || changes.resync != nil {
-            do {
+        do {
+            if mustRecount || changes.resync != nil {
                 counted = try countNow()
-            } catch {
-                mustRecount = true
-                store.hasFailedDelivery = true
-                delegate?.liveCount(self, didFailWith: error)
-                return
+                mustRecount = false
+            } else {
+                for row in try store.touchedRows(of: query.entity, in: changes).values where row.isChanged {
+                    if let before = row.before, query.predicate.evaluate(before) { counted -= 1 }
+                    if let after = row.after, query.predicate.evaluate(after) { counted += 1 }
+                }
             }
-            mustRecount = false
-        } else {
-            for row in changes.rows(of: query.entity).values where row.isChanged {
-                if let before = row.before, query.predicate.evaluate(before) { counted -= 1 }
-                if let after = row.after, query.predicate.evaluate(after) { counted += 1 }
-            }
+        } catch {
+            mustRecount = true
+            store.hasFailedDelivery = true
+            delegate?.liveCount(self, didFailWith: error)
+            return
         }
         guard counted != count else { return }
         count = counted

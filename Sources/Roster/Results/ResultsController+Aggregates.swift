@@ -22,11 +22,12 @@ extension ResultsController {
         return aggregates(forSectionName: shown[index].id)
     }
 
-    /// Takes a delivery into the aggregates — its touched rows, or, for a resync, the
-    /// aggregates read again in the delivery's read — and tells the delegate what changed.
+    /// Takes a delivery into the aggregates — its touched rows as the query sees them, or,
+    /// for a resync, the aggregates read again in the delivery's read — and tells the
+    /// delegate what changed.
     /// Called once the delivery's row changes were reported; a delivery whose rows could
     /// not be reported leaves the aggregates to the resync that makes up for it.
-    func takeIntoAggregates(_ changes: CommittedChanges, rebuilding: Bool) {
+    func takeIntoAggregates(_ touched: [Value: TouchedRow], rebuilding: Bool) {
         guard aggregateTracker != nil, pendingResync == nil else { return }
         if rebuilding {
             do {
@@ -37,7 +38,7 @@ extension ResultsController {
                 return
             }
         } else {
-            aggregateTracker?.apply(changes.rows(of: query.entity))
+            aggregateTracker?.apply(touched)
         }
         reportAggregates()
     }

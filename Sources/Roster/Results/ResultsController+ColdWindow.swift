@@ -60,7 +60,7 @@ extension ResultsController {
         guard coldWindow != nil else { return }
         // Bound again: the entity may have gained attributes since the window was read.
         let query = try store.bind(request)
-        let (fetched, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+        let (fetched, position) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
             (try fetchEngine(query: query), store.storage.changeLogPosition)
         }
         // Reading at the cursor may have delivered commits, which loaded the results.
@@ -94,8 +94,7 @@ extension ResultsController {
 
     /// A delivery to a window opened cold: when it touches the entity (or a resync or the
     /// user's edits are due), the whole results are read in the delivery and taken.
-    func applyToColdWindow(_ changes: CommittedChanges) {
-        let touched = changes.rows(of: query.entity)
+    func applyToColdWindow(_ changes: CommittedChanges, touched: [Value: TouchedRow]) {
         let resync = pendingResync?.reason ?? changes.resync
         guard !touched.isEmpty || !pendingUserEdits.isEmpty || resync != nil else { return }
         let fetched: any ResultsEngine

@@ -142,7 +142,7 @@ public final class ResultsController: LiveQueryRequest {
         // Bound again: the entity may have gained attributes since the controller was made.
         let query = try store.bind(request)
         if !hasFetched, engineKind == .incremental, let window = windowTracker?.window {
-            let (opened, aggregates, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+            let (opened, aggregates, position) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
                 (try readColdWindow(window, query: query), try store.fetchAggregates(query), store.storage.changeLogPosition)
             }
             guard let opened else {
@@ -158,7 +158,7 @@ public final class ResultsController: LiveQueryRequest {
             startAggregates(aggregates)
             return
         }
-        let (fetched, aggregates, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+        let (fetched, aggregates, position) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
             (try fetchEngine(query: query), try store.fetchAggregates(query), store.storage.changeLogPosition)
         }
         if var tracker = windowTracker {
@@ -218,15 +218,15 @@ public final class ResultsController: LiveQueryRequest {
         if !hasFetched, engineKind == .incremental, let window = token.window {
             // The window alone, when its anchor is still there; else the whole results,
             // whose order finds the anchor's nearest neighbour.
-            let (opened, changes, departed, aggregates, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+            let (opened, changes, touched, departed, aggregates, position) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
                 let opened = try readColdWindow(window, query: query)
-                let changes = try store.storage.changes(of: query.entity, since: token.position)
+                let changes = try store.changes(observedBy: query.entity, since: token.position)
                 // Rows that left the window untouched (others slid them out) are read as
                 // they are, in the same read.
-                let touched = changes.rows(of: query.entity)
+                let touched = try store.touchedRows(of: query.entity, in: changes)
                 let kept = opened.map { Set($0.rows.keys) } ?? []
                 let departed = token.sections.lazy.flatMap(\.items).filter { !kept.contains($0) && touched[$0] == nil }
-                return (opened, changes, try store.fetchCommittedRows(query.entity, keys: Array(departed)), try store.fetchAggregates(query),
+                return (opened, changes, touched, try store.fetchCommittedRows(query.entity, keys: Array(departed)), try store.fetchAggregates(query),
                         store.storage.changeLogPosition)
             }
             if let opened {
@@ -236,13 +236,14 @@ public final class ResultsController: LiveQueryRequest {
                 windowTracker = opened.tracker
                 countsSeen = nil
                 startAggregates(aggregates)
-                reportResumed(from: token, to: opened.tracker.shown, changes: changes, departed: departed, position: position, in: nil)
+                reportResumed(from: token, to: opened.tracker.shown, changes: changes, touched: touched, departed: departed, position: position, in: nil)
                 return
             }
         }
-        let (fetched, changes, aggregates, position) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
-            (try fetchEngine(query: query), try store.storage.changes(of: query.entity, since: token.position), try store.fetchAggregates(query),
-             store.storage.changeLogPosition)
+        let (fetched, changes, touched, aggregates, position) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
+            let changes = try store.changes(observedBy: query.entity, since: token.position)
+            return (try fetchEngine(query: query), changes, try store.touchedRows(of: query.entity, in: changes), try store.fetchAggregates(query),
+                    store.storage.changeLogPosition)
         }
         if !hasFetched { store.addObserver(self) }
         self.query = query
@@ -253,7 +254,7 @@ public final class ResultsController: LiveQueryRequest {
         let now = placeWindow(in: fetched, seen: token.sections) ?? fetched.snapshot
         countsSeen = windowTracker == nil ? nil : Self.counts(of: fetched)
         startAggregates(aggregates)
-        reportResumed(from: token, to: now, changes: changes, departed: [:], position: position, in: fetched)
+        reportResumed(from: token, to: now, changes: changes, touched: touched, departed: [:], position: position, in: fetched)
     }
 
     /// Tells the delegate the change from the rows a token saved to `now`: updates from the
@@ -261,12 +262,11 @@ public final class ResultsController: LiveQueryRequest {
     /// the log or `departed` has them (a deleted row's values but its key are null when
     /// the log no longer holds them). The results' position is `position` once the
     /// delegate heard it, the token's until then.
-    private func reportResumed(from token: ResumeToken, to now: [ListSection<Value, Value>], changes: CommittedChanges,
+    private func reportResumed(from token: ResumeToken, to now: [ListSection<Value, Value>], changes: CommittedChanges, touched: [Value: TouchedRow],
                                departed: [Value: [Value]], position: Int64, in engine: (any ResultsEngine)?) {
-        let (change, start) = QueryChange.sinceSaved(token.sections, to: now, changes: changes, entity: query.entity,
+        let (change, start) = QueryChange.sinceSaved(token.sections, to: now, touched: touched, resync: changes.resync, entity: query.entity,
                                                      rowNow: { departed[$0] ?? self.row(forKey: $0, in: engine) })
         windowTracker?.shown = token.sections
-        let touched = changes.rows(of: query.entity)
         resultsPosition = report(change, in: engine, from: start, touched: touched, shown: windowTracker == nil ? nil : now) ? position : token.position
     }
 
@@ -336,7 +336,7 @@ public final class ResultsController: LiveQueryRequest {
             self.query = query
             return
         }
-        let (rows, aggregates) = try store.readingAtCursor(observing: query.entity.name) { () throws(StoreError) in
+        let (rows, aggregates) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
             (try store.fetchCommittedRows(query), try store.fetchAggregates(query))
         }
         self.request = request
@@ -412,32 +412,42 @@ public final class ResultsController: LiveQueryRequest {
 }
 
 extension ResultsController: StoreObserver {
-    var observedEntityName: String { query.entity.name }
+    var observedEntityNames: [String] { query.entity.observedNames }
 
     /// Applies the rows of the keys a commit touched, and reports the difference.
     ///
     /// It runs inside the store's delivery, whose read transaction sees exactly the state
     /// the changes lead to: a re-fetch here reads that state and nothing newer.
-    func storeDidCommit(_ changes: CommittedChanges) {
+    func storeDidCommit(_ changes: CommittedChanges, in store: Store) {
         guard hasFetched, !isFetching else { return }
         let resyncs = pendingResync != nil || changes.resync != nil
-        if coldWindow != nil {
-            applyToColdWindow(changes)
-        } else {
-            apply(changes)
+        // The rows as the query sees them (with their key-path values, when it has some).
+        var touched: [Value: TouchedRow] = [:]
+        if !resyncs {
+            do {
+                touched = try store.touchedRows(of: query.entity, in: changes)
+            } catch {
+                fail(error, seen: shownNow)
+                return
+            }
         }
-        takeIntoAggregates(changes, rebuilding: resyncs)
+        if coldWindow != nil {
+            applyToColdWindow(changes, touched: touched)
+        } else {
+            apply(changes, touched: touched)
+        }
+        takeIntoAggregates(touched, rebuilding: resyncs)
         // The results are at the delivery's position unless it failed (they stay behind it).
         if pendingResync == nil { resultsPosition = changes.through }
     }
 
-    private func apply(_ changes: CommittedChanges) {
+    private func apply(_ changes: CommittedChanges, touched rows: [Value: TouchedRow]) {
         guard let engine else { return }
         if let reason = pendingResync?.reason ?? changes.resync {
             resync(engine, because: reason)
             return
         }
-        let (touched, silent) = AttributeRelevance.separatingSilent(changes.rows(of: query.entity), for: query.attributeRelevance)
+        let (touched, silent) = AttributeRelevance.separatingSilent(rows, for: query.attributeRelevance)
         engine.refresh(silent)
         // A silent row the engine still moves (with the block it sits in) is named too.
         silentRows = silent

@@ -39,6 +39,24 @@ extension SQLiteStorage {
         return (above, below)
     }
 
+    func keys(of entity: Entity, whereColumn column: String, in values: [Value]) throws(StoreError) -> [Value] {
+        var keys: [Value] = []
+        var start = 0
+        do {
+            while start < values.count {
+                let chunk = Array(values[start..<min(start + 500, values.count)])
+                start += chunk.count
+                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                let statement = try reader.prepare("SELECT \(Identifier.quoted(entity.key.name)) FROM \(entity.readSource) WHERE \(Identifier.quoted(column)) IN (\(placeholders))")
+                try statement.bind(chunk)
+                while try statement.step() { keys.append(statement.column(0, as: entity.key.type)) }
+            }
+        } catch {
+            throw .database(error)
+        }
+        return keys
+    }
+
     func committedRows(of entity: Entity, keys: [Value]) throws(StoreError) -> [Value: [Value]] {
         let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         var rows: [Value: [Value]] = [:]
@@ -49,7 +67,7 @@ extension SQLiteStorage {
                 let chunk = Array(keys[start..<min(start + 500, keys.count)])
                 start += chunk.count
                 let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                let statement = try reader.prepare("SELECT \(columns) FROM \(Identifier.quoted(entity.name)) WHERE \(Identifier.quoted(entity.key.name)) IN (\(placeholders))")
+                let statement = try reader.prepare("SELECT \(columns) FROM \(entity.readSource) WHERE \(Identifier.quoted(entity.key.name)) IN (\(placeholders))")
                 try statement.bind(chunk)
                 while try statement.step() {
                     let row = entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) }
@@ -68,7 +86,7 @@ extension SQLiteStorage {
         let columns = read.isEmpty ? "1" : read.map { Identifier.quoted(entity.attributes[$0].name) }.joined(separator: ", ")
         var row = [Value](repeating: .null, count: entity.attributes.count)
         do {
-            let statement = try reader.prepare("SELECT \(columns) FROM \(Identifier.quoted(entity.name)) WHERE \(query.predicate.sql)")
+            let statement = try reader.prepare("SELECT \(columns) FROM \(entity.readSource) WHERE \(query.predicate.sql)")
             try statement.bind(query.predicate.arguments)
             while try statement.step() {
                 for (column, index) in read.enumerated() { row[index] = statement.column(column, as: entity.attributes[index].type) }

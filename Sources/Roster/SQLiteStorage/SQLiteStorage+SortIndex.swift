@@ -20,6 +20,10 @@ extension SQLiteStorage {
     func createIndex(serving query: BoundQuery) throws(StoreError) {
         guard !isInTransaction else { throw .transaction("an index is created outside a transaction") }
         let sort = query.sort
+        // A sort on a key path reads another table: no index on this one serves it.
+        guard !sort.attributeIndexes.contains(where: { $0 >= query.entity.storedAttributeCount }) else {
+            throw .invalidWindow("no index can serve an order by a key path (\(sort.orderBySQL)): it reads another entity's table")
+        }
         // Named by its columns and directions, so that asking twice creates one index.
         let signature = zip(sort.attributeIndexes, sort.ascending).map { "\($0.0)\($0.1 ? "a" : "d")" }.joined(separator: "_")
         let name = Identifier.quoted("\(query.entity.name)_roster_sort_\(signature)")

@@ -162,6 +162,20 @@ extension SQLiteStorage: StorageBackend {
         }
     }
 
+    func keys(of entity: Entity, whereAttribute index: Int, equals value: Value) throws(StoreError) -> [Value] {
+        let sql = "SELECT \(Identifier.quoted(entity.key.name)) FROM \(Identifier.quoted(entity.name)) WHERE \(Identifier.quoted(entity.attributes[index].name)) = ?"
+        do {
+            let statement = try cachedStatement(sql)
+            try statement.bind([value])
+            defer { statement.reset() }
+            var keys: [Value] = []
+            while try statement.step() { keys.append(statement.column(0, as: entity.key.type)) }
+            return keys
+        } catch {
+            throw .database(error)
+        }
+    }
+
     func row(of entity: Entity, key: Value) throws(StoreError) -> [Value]? {
         let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         let sql = "SELECT \(columns) FROM \(Identifier.quoted(entity.name)) WHERE \(Identifier.quoted(entity.key.name)) = ?"

@@ -265,9 +265,19 @@ enum SchemaCatalog {
         return entities
     }
 
-    /// A definition as stored: `key=id;id:string,title:string,…`.
+    /// A definition as stored: `key=id;id:string,title:string,feed:string:Feed:nullify,…`
+    /// (a relationship adds its destination and delete rule).
     static func describe(_ entity: Entity) -> String {
-        "key=\(entity.key.name);" + entity.attributes.map { "\($0.name):\($0.type.rawValue)" }.joined(separator: ",")
+        "key=\(entity.key.name);" + entity.attributes.map { attribute in
+            let relationship = attribute.relationship.map { ":\($0.destination):\($0.deleteRule.rawValue)" } ?? ""
+            return "\(attribute.name):\(attribute.type.rawValue)\(relationship)"
+        }.joined(separator: ",")
+    }
+
+    /// The index the store keeps on a relationship's column, so that finding the objects
+    /// that refer to one costs a search, not a scan.
+    static func relationshipIndex(_ entity: Entity, _ attribute: Attribute) -> String {
+        "CREATE INDEX IF NOT EXISTS \(Identifier.quoted("_roster_ref_\(entity.name)_\(attribute.name)")) ON \(Identifier.quoted(entity.name))(\(Identifier.quoted(attribute.name)));\n"
     }
 
     private static func parse(name: String, definition: String) throws(StoreError) -> Entity {
@@ -278,10 +288,17 @@ enum SchemaCatalog {
         var attributes: [Attribute] = []
         for field in parts[1].split(separator: ",") {
             let pair = field.split(separator: ":").map(String.init)
-            guard pair.count == 2, let type = AttributeType(rawValue: pair[1]) else {
+            guard pair.count == 2 || pair.count == 4, let type = AttributeType(rawValue: pair[1]) else {
                 throw .schemaMismatch(entity: name, reason: "unreadable attribute '\(field)' in _roster_entities")
             }
-            attributes.append(Attribute(pair[0], type))
+            var attribute = Attribute(pair[0], type)
+            if pair.count == 4 {
+                guard let rule = Relationship.DeleteRule(rawValue: pair[3]) else {
+                    throw .schemaMismatch(entity: name, reason: "unreadable relationship '\(field)' in _roster_entities")
+                }
+                attribute.relationship = Relationship(destination: pair[2], deleteRule: rule)
+            }
+            attributes.append(attribute)
         }
         do {
             // Names an older Roster accepted stay readable, reserved or not.
@@ -316,6 +333,9 @@ enum SchemaCatalog {
             var column = "\(name) \(attribute.type.columnType)"
             if attribute.type == .bool { column += " CHECK (\(name) IN (0, 1))" }
             sql += "ALTER TABLE \(table) ADD COLUMN \(column);\n"
+        }
+        for attribute in migrated.attributes where attribute.relationship != nil && existing.attribute(named: attribute.name)?.relationship == nil {
+            sql += relationshipIndex(migrated, attribute)
         }
         if isLogged {
             for attribute in migrated.attributes where existing.attribute(named: attribute.name) == nil {
@@ -401,9 +421,10 @@ enum SchemaCatalog {
             if attribute.type == .bool { column += " CHECK (\(name) IN (0, 1))" }
             return column
         }
+        let indexes = entity.attributes.filter { $0.relationship != nil }.map { relationshipIndex(entity, $0) }.joined()
         return """
             CREATE TABLE \(table)(\(columns.joined(separator: ", "))) STRICT;
-            INSERT INTO _roster_entities(name, definition) VALUES ('\(entity.name)', '\(describe(entity))');
+            \(indexes)INSERT INTO _roster_entities(name, definition) VALUES ('\(entity.name)', '\(describe(entity))');
 
             """
     }

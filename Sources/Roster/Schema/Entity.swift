@@ -1,14 +1,64 @@
-/// One attribute of an entity: a name and a type.
+/// One attribute of an entity: a name and a type, and for a to-one relationship the
+/// entity it refers to.
 public struct Attribute: Sendable, Hashable {
     /// The attribute's name, which is also its column's name.
     public var name: String
-    /// The attribute's type.
+    /// The attribute's type; for a relationship, the type of its destination's key.
     public var type: AttributeType
+    /// The entity whose key the attribute holds, when it is a to-one relationship; nil for
+    /// a plain attribute.
+    public var relationship: Relationship?
 
     /// Creates an attribute.
     public init(_ name: String, _ type: AttributeType) {
         self.name = name
         self.type = type
+    }
+
+    /// Creates a to-one relationship: an attribute of type `type` (the destination key's
+    /// type) holding the key of an object of `destination`, which live queries can follow
+    /// in key paths (`feed.title`). The store indexes it.
+    public static func relationship(_ name: String, to destination: String, type: AttributeType,
+                                    deleteRule: Relationship.DeleteRule = .nullify) -> Attribute {
+        var attribute = Attribute(name, type)
+        attribute.relationship = Relationship(destination: destination, deleteRule: deleteRule)
+        return attribute
+    }
+}
+
+/// A to-one relationship: the entity an attribute refers to, and what deleting that
+/// entity's object through the store does to the objects that refer to it.
+///
+/// ```swift
+/// let entry = try Entity("Entry", key: "id", attributes: [
+///     Attribute("id", .string), Attribute("title", .string),
+///     .relationship("feed", to: "Feed", type: .string, deleteRule: .cascade),
+/// ])
+/// ```
+///
+/// The rules run on ``Store/delete(_:key:)``. Raw SQL and other processes can delete the
+/// destination without them; a reference left dangling then reads as null through key
+/// paths (`feed.title` is null), while the attribute keeps the key it holds.
+public struct Relationship: Sendable, Hashable {
+    /// What deleting a destination object does to the objects that refer to it.
+    public enum DeleteRule: String, Sendable, Hashable, CaseIterable {
+        /// Their reference becomes null (the default).
+        case nullify
+        /// They are deleted too, each with its own entity's rules.
+        case cascade
+        /// The delete fails while any refers to it (``StoreError/Code/deleteDenied``).
+        case deny
+    }
+
+    /// The entity whose key the attribute holds.
+    public var destination: String
+    /// What deleting a destination object does to the objects that refer to it.
+    public var deleteRule: DeleteRule
+
+    /// Creates a relationship to `destination`.
+    public init(destination: String, deleteRule: DeleteRule = .nullify) {
+        self.destination = destination
+        self.deleteRule = deleteRule
     }
 }
 
@@ -30,6 +80,9 @@ public struct Entity: Sendable, Hashable {
     /// The index in ``attributes`` of the key attribute.
     public let keyIndex: Int
     private let indexByName: [String: Int]
+    /// For an entity a live query reads through key paths: how its rows reach the values
+    /// of related objects (``KeyPathColumns``); nil for an entity as the store defines it.
+    let keyPaths: KeyPathColumns?
 
     /// Creates an entity after checking its names.
     ///
@@ -73,7 +126,35 @@ public struct Entity: Sendable, Hashable {
         self.attributes = attributes
         self.keyIndex = keyIndex
         self.indexByName = indexByName
+        keyPaths = nil
     }
+
+    /// `base` with the values its key paths reach appended as attributes named by their
+    /// paths (`feed.title`), read through `keyPaths`.
+    init(_ base: Entity, following keyPaths: KeyPathColumns, derived: [Attribute]) {
+        name = base.name
+        attributes = base.attributes + derived
+        keyIndex = base.keyIndex
+        var indexByName = base.indexByName
+        for (offset, attribute) in derived.enumerated() { indexByName[attribute.name] = base.attributes.count + offset }
+        self.indexByName = indexByName
+        self.keyPaths = keyPaths
+    }
+
+    /// What a read of the entity's rows names after `FROM`: its table, or for an entity
+    /// read through key paths, the table joined with the related ones, under its name.
+    package var readSource: String { keyPaths?.source ?? Identifier.quoted(name) }
+
+    /// The entities whose changes reach rows of this one: itself, and those its key paths
+    /// lead to.
+    var observedNames: [String] {
+        var names = [name]
+        for join in keyPaths?.joins ?? [] where !names.contains(join.destination.name) { names.append(join.destination.name) }
+        return names
+    }
+
+    /// How many of ``attributes`` are the stored entity's (the rest are key-path values).
+    var storedAttributeCount: Int { keyPaths?.storedCount ?? attributes.count }
 
     /// The key attribute.
     public var key: Attribute { attributes[keyIndex] }

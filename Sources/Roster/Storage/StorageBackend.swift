@@ -56,6 +56,10 @@ protocol StorageBackend: AnyObject {
     func delete(_ entity: Entity, key: Value) throws(StoreError) -> Bool
     /// Runs raw SQL the store accepts (no transaction control, no attachments).
     func execute(_ sql: String, arguments: [Value]) throws(StoreError)
+    /// The keys of the objects whose attribute at `index` holds `value`, as the writing
+    /// connection sees them (an open transaction's writes included): the objects a
+    /// relationship's delete rule applies to.
+    func keys(of entity: Entity, whereAttribute index: Int, equals value: Value) throws(StoreError) -> [Value]
     /// The object with this key as the writing connection sees it (an open transaction's
     /// writes included), or nil.
     func row(of entity: Entity, key: Value) throws(StoreError) -> [Value]?
@@ -78,6 +82,10 @@ protocol StorageBackend: AnyObject {
     /// to `after` just below it, in order: an anchored window read without the rest (an
     /// index on the sort serves each of the few ranges it reads).
     func committedNeighbours(of row: [Value], in query: BoundQuery, before: Int, after: Int) throws(StoreError) -> (above: [[Value]], below: [[Value]])
+    /// The keys of the committed objects whose column `column` (a stored attribute, or a
+    /// key-path column of an extended entity) holds one of `values`: the objects that
+    /// refer to related objects a commit changed.
+    func keys(of entity: Entity, whereColumn column: String, in values: [Value]) throws(StoreError) -> [Value]
     /// The committed rows of these keys, those that exist.
     func committedRows(of entity: Entity, keys: [Value]) throws(StoreError) -> [Value: [Value]]
     /// The keys and sort values of a query's committed results, in order.

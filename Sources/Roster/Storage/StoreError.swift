@@ -73,6 +73,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// An integer sum of a live query's aggregates went outside Int64's range; it reads
         /// null until it is back in range (``AggregateValues``).
         public static let aggregateOverflow = Code("aggregateOverflow")
+        /// A delete that a `deny` relationship refused: an object still refers to the one
+        /// being deleted (``Relationship/DeleteRule/deny``).
+        public static let deleteDenied = Code("deleteDenied")
+        /// A key path that cannot be followed: through an attribute that is not a
+        /// relationship, to an attribute the destination lacks, or longer than the limit.
+        public static let invalidKeyPath = Code("invalidKeyPath")
 
         /// Whether `error` is a ``StoreError`` with this code: lets a `catch` clause name a
         /// code (`catch StoreError.Code.duplicateKey`).
@@ -199,6 +205,18 @@ extension StoreError {
         return StoreError(.aggregateOverflow,
                           "the sum '\(aggregate)' of \(entity) \(place) is outside the range of a 64-bit integer; it reads null until it is back in range",
                           entity: entity)
+    }
+
+    /// A delete refused because an object of `referrer` refers to the one deleted (or to
+    /// one its delete would cascade to) through a `deny` relationship.
+    public static func deleteDenied(entity: String, key: Value, referrer: String, attribute: String, referrerKey: Value) -> StoreError {
+        StoreError(.deleteDenied, "cannot delete \(entity) \(key): \(referrer) \(referrerKey) refers to it through '\(attribute)', whose delete rule is deny",
+                   entity: entity, attribute: attribute, key: key)
+    }
+
+    /// A key path that cannot be followed, with the reason.
+    public static func invalidKeyPath(entity: String, path: String, reason: String) -> StoreError {
+        StoreError(.invalidKeyPath, "key path '\(path)' of \(entity): \(reason)", entity: entity, attribute: path)
     }
 
     /// SQLite refused the operation.

@@ -1,9 +1,11 @@
 /// Something that wants to hear what each committed transaction changed.
 protocol StoreObserver: AnyObject {
-    /// The entity whose changes the observer needs.
-    var observedEntityName: String { get }
-    /// Called after a commit with the current rows of the keys it touched.
-    func storeDidCommit(_ changes: CommittedChanges)
+    /// The entities whose changes the observer needs: the one it watches first, then those
+    /// its key paths reach.
+    var observedEntityNames: [String] { get }
+    /// Called after a commit with the current rows of the keys it touched, in the
+    /// delivery's read transaction on `store` (reads through it see that state).
+    func storeDidCommit(_ changes: CommittedChanges, in store: Store)
     /// Called when reading what was committed failed. With `mustResync` false nothing was
     /// consumed: the next delivery (after a commit or a poll) reads the same entries again.
     /// With `mustResync` true the observer's entity cannot be tracked now (its table no
@@ -61,19 +63,19 @@ extension Store {
     /// same read transaction. Inside a delivery (a delegate callback), `body` runs in the
     /// round's own read transaction.
     ///
-    /// - Parameter entityName: the entity a live query starts watching with this fetch:
-    ///   its table is checked (``StorageBackend/checkTable(of:always:)``) and its tracking
+    /// - Parameter entityNames: the entities a live query starts watching with this fetch
+    ///   (``Entity/observedNames``): each table is checked (``StorageBackend/checkTable(of:always:)``) and its tracking
     ///   is made to exist first (``ensureTracking(of:)``), so that the fetch and every
     ///   commit after it are covered.
-    func readingAtCursor<T>(observing entityName: String? = nil, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    func readingAtCursor<T>(observing entityNames: [String] = [], _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         // Before the read transaction starts, so that the fetch sees every commit made
         // before tracking started.
         var started = false
-        if let entityName {
+        for entityName in entityNames {
             let entity = try entity(named: entityName)
             let isFirstWatch = !storage.isTracking(entityName) && !pendingTracking.contains(entityName)
             try storage.checkTable(of: entity, always: isFirstWatch)
-            started = try ensureTracking(of: entity)
+            if try ensureTracking(of: entity) { started = true }
         }
         if isDelivering { return try body() }
         // Starting was a commit on the writer, which the reading side sees as another
@@ -141,7 +143,7 @@ extension Store {
     ///   pending, and are tried again at the next delivery).
     private func startPendingTracking() -> (started: Set<String>, failed: [String: StoreError]) {
         guard !pendingTracking.isEmpty, !isInTransaction else { return ([], [:]) }
-        let observed = Set(observers.compactMap { $0.observer?.observedEntityName })
+        let observed = Set(observers.flatMap { $0.observer?.observedEntityNames ?? [] })
         pendingTracking.formIntersection(observed)
         guard !pendingTracking.isEmpty else { return ([], [:]) }
         let names = pendingTracking.sorted()
@@ -169,7 +171,7 @@ extension Store {
             observers.removeAll { $0.observer == nil }
             // Before the read transaction, so that it sees every commit not logged for them.
             let pending = startPendingTracking()
-            let names = Set(observers.compactMap { $0.observer?.observedEntityName })
+            let names = Set(observers.flatMap { $0.observer?.observedEntityNames ?? [] })
             // An entity whose tracking is still to start has no changes to read yet.
             let entities = names.subtracting(pendingTracking).compactMap { entitiesByName[$0] }
             var changes: CommittedChanges?
@@ -194,14 +196,15 @@ extension Store {
             if let changes {
                 for registration in observers {
                     guard let observer = registration.observer else { continue }
-                    if let error = schema.broken[observer.observedEntityName] {
+                    let observed = observer.observedEntityNames
+                    if let error = observed.lazy.compactMap({ schema.broken[$0] }).first {
                         observer.storeDidFailToDeliver(error, mustResync: true)
-                    } else if schema.restored.contains(observer.observedEntityName) {
+                    } else if observed.contains(where: schema.restored.contains) {
                         var resynced = changes
                         resynced.resync = .schemaChanged
-                        observer.storeDidCommit(resynced)
+                        observer.storeDidCommit(resynced, in: self)
                     } else {
-                        observer.storeDidCommit(changes)
+                        observer.storeDidCommit(changes, in: self)
                     }
                 }
             }

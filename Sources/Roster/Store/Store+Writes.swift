@@ -48,15 +48,49 @@ extension Store {
         }
     }
 
-    /// Deletes the object with this key.
+    /// Deletes the object with this key, applying the delete rule of every relationship
+    /// that refers to it (``Relationship/DeleteRule``): referring objects get a null
+    /// reference (`nullify`), are deleted with their own rules (`cascade`), or stop the
+    /// delete (`deny`). All of it is one atomic write.
     ///
-    /// - Throws: ``StoreError/notFound(entity:key:)`` when no object has the key.
+    /// - Throws: ``StoreError/notFound(entity:key:)`` when no object has the key;
+    ///   ``StoreError/Code/deleteDenied`` naming an object whose `deny` relationship refers
+    ///   to it, or to an object the delete would cascade to. Nothing is deleted then.
     public func delete(_ entityName: String, key: Value) throws(StoreError) {
         let entity = try entity(named: entityName)
         let key = try coerce(key, to: entity, at: entity.keyIndex)
         try atomically { () throws(StoreError) in
-            guard try storage.delete(entity, key: key) else { throw .notFound(entity: entity.name, key: key) }
+            var deleting: Set<[Value]> = []
+            guard try delete(entity, key: key, deleting: &deleting) else { throw .notFound(entity: entity.name, key: key) }
         }
+    }
+
+    /// Deletes one object after applying the rules of the relationships that refer to it;
+    /// `deleting` holds the objects this delete already took (a cascade through a cycle
+    /// stops there). False when there is no such object.
+    private func delete(_ entity: Entity, key: Value, deleting: inout Set<[Value]>) throws(StoreError) -> Bool {
+        deleting.insert([.string(entity.name), key])
+        for referrer in entitiesByName.values.sorted(by: { $0.name < $1.name }) {
+            for (index, attribute) in referrer.attributes.enumerated() {
+                guard let relationship = attribute.relationship, relationship.destination == entity.name else { continue }
+                let keys = try storage.keys(of: referrer, whereAttribute: index, equals: key)
+                switch relationship.deleteRule {
+                case .deny:
+                    if let first = keys.first(where: { !deleting.contains([.string(referrer.name), $0]) }) {
+                        throw .deleteDenied(entity: entity.name, key: key, referrer: referrer.name, attribute: attribute.name, referrerKey: first)
+                    }
+                case .nullify:
+                    for referring in keys where !deleting.contains([.string(referrer.name), referring]) {
+                        _ = try storage.update(referrer, key: referring, setting: [(index, .null)])
+                    }
+                case .cascade:
+                    for referring in keys where !deleting.contains([.string(referrer.name), referring]) {
+                        _ = try delete(referrer, key: referring, deleting: &deleting)
+                    }
+                }
+            }
+        }
+        return try storage.delete(entity, key: key)
     }
 
     /// Runs raw SQL on the store's connection: one or more statements, in order, atomically.

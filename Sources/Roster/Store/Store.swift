@@ -140,7 +140,14 @@ public final class Store {
     ///
     /// - Throws: ``StoreError`` when the entity, an attribute or the predicate does not fit.
     func bind(_ request: FetchRequest) throws(StoreError) -> BoundQuery {
-        let entity = try entity(named: request.entityName)
+        let stored = try entity(named: request.entityName)
+        // Key paths (`feed.title`) extend the entity with the values they reach.
+        let entity: Entity
+        do {
+            entity = try KeyPathColumns.extend(stored, following: request.attributeNames, lookup: { self.entitiesByName[$0] })
+        } catch {
+            throw .invalidKeyPath(entity: stored.name, path: error.path, reason: error.reason)
+        }
         do {
             return try BoundQuery(request, entity: entity)
         } catch {
@@ -164,6 +171,7 @@ public final class Store {
         guard !isInTransaction else {
             throw .transaction("define \(entity.name): entities are defined outside transactions")
         }
+        try checkRelationships(of: entity)
         if let existing {
             let migrated = try Self.migration(from: existing, to: entity)
             try storage.migrate(from: existing, to: migrated)
@@ -171,6 +179,26 @@ public final class Store {
         } else {
             try storage.create(entity)
             entitiesByName[entity.name] = entity
+        }
+    }
+
+    /// Checks that each relationship of `entity` refers to an entity the store defines (or
+    /// `entity` itself) by a key of the attribute's type.
+    ///
+    /// - Throws: ``StoreError/Code/schema`` naming the attribute and what is wrong.
+    private func checkRelationships(of entity: Entity) throws(StoreError) {
+        for attribute in entity.attributes {
+            guard let relationship = attribute.relationship else { continue }
+            let destination = relationship.destination == entity.name ? entity : entitiesByName[relationship.destination]
+            guard let destination else {
+                throw .schema(SchemaError("relationship '\(attribute.name)' of entity '\(entity.name)' refers to '\(relationship.destination)', which the store does not define; define it first"))
+            }
+            guard destination.key.type == attribute.type else {
+                throw .schema(SchemaError("relationship '\(attribute.name)' of entity '\(entity.name)' is \(attribute.type.article) \(attribute.type.rawValue), but '\(destination.name)' has \(destination.key.type.article) \(destination.key.type.rawValue) key"))
+            }
+            guard entity.keyIndex != entity.index(of: attribute.name) else {
+                throw .schema(SchemaError("the key '\(attribute.name)' of entity '\(entity.name)' cannot be a relationship"))
+            }
         }
     }
 
@@ -183,6 +211,7 @@ public final class Store {
         guard existing.key.name == wanted.key.name else {
             throw .schemaMismatch(entity: wanted.name, reason: "its key is '\(existing.key.name)' in the database, not '\(wanted.key.name)'")
         }
+        var kept: [Attribute] = []
         for attribute in existing.attributes {
             guard let match = wanted.attribute(named: attribute.name) else {
                 throw .schemaMismatch(entity: wanted.name, reason: "attribute '\(attribute.name)' is in the database but not in the new definition; Roster does not drop columns (their data would be lost)")
@@ -190,10 +219,18 @@ public final class Store {
             guard match.type == attribute.type else {
                 throw .schemaMismatch(entity: wanted.name, reason: "attribute '\(attribute.name)' is \(attribute.type.rawValue) in the database, not \(match.type.rawValue); Roster does not convert stored values")
             }
+            // A relationship may be added to an attribute, and its delete rule changed; it
+            // keeps its destination (the stored keys are that entity's).
+            if let stored = attribute.relationship, match.relationship?.destination != stored.destination {
+                throw .schemaMismatch(entity: wanted.name, reason: "attribute '\(attribute.name)' refers to '\(stored.destination)' in the database; a relationship keeps its destination")
+            }
+            var updated = attribute
+            updated.relationship = match.relationship
+            kept.append(updated)
         }
         let added = wanted.attributes.filter { existing.attribute(named: $0.name) == nil }
         do {
-            return try Entity(existing.name, key: existing.key.name, attributes: existing.attributes + added, allowingReservedAttributeNames: true)
+            return try Entity(existing.name, key: existing.key.name, attributes: kept + added, allowingReservedAttributeNames: true)
         } catch {
             throw .schema(error)
         }
