@@ -113,9 +113,14 @@ struct PredicateLexer {
         return String(view)
     }
 
+    /// A word, or a key path of words joined by dots (`feed.title`).
     private mutating func readWord() -> String {
         let start = position
-        while let scalar = peek, Self.isWordStart(scalar) || Self.isDigit(scalar) { position += 1 }
+        while true {
+            while let scalar = peek, Self.isWordStart(scalar) || Self.isDigit(scalar) { position += 1 }
+            guard peek == ".", position + 1 < scalars.count, Self.isWordStart(scalars[position + 1]) else { break }
+            position += 1
+        }
         return text(from: start)
     }
 
