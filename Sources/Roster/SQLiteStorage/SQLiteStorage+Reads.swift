@@ -47,7 +47,8 @@ extension SQLiteStorage {
                 let chunk = Array(values[start..<min(start + 500, values.count)])
                 start += chunk.count
                 let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                let statement = try reader.prepare("SELECT \(Identifier.quoted(entity.key.name)) FROM \(entity.readSource) WHERE \(Identifier.quoted(column)) IN (\(placeholders))")
+                let statement = try cachedReaderStatement("SELECT \(Identifier.quoted(entity.key.name)) FROM \(entity.readSource) WHERE \(Identifier.quoted(column)) IN (\(placeholders))")
+                defer { statement.reset() }
                 try statement.bind(chunk)
                 while try statement.step() { keys.append(statement.column(0, as: entity.key.type)) }
             }
@@ -67,7 +68,8 @@ extension SQLiteStorage {
                 let chunk = Array(keys[start..<min(start + 500, keys.count)])
                 start += chunk.count
                 let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                let statement = try reader.prepare("SELECT \(columns) FROM \(entity.readSource) WHERE \(Identifier.quoted(entity.key.name)) IN (\(placeholders))")
+                let statement = try cachedReaderStatement("SELECT \(columns) FROM \(entity.readSource) WHERE \(Identifier.quoted(entity.key.name)) IN (\(placeholders))")
+                defer { statement.reset() }
                 try statement.bind(chunk)
                 while try statement.step() {
                     let row = entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) }

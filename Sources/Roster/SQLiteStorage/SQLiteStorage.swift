@@ -29,6 +29,9 @@ final class SQLiteStorage {
     let capture: ChangeCapture?
     /// Compiled statements of the writer by SQL text, reused across writes.
     private var statementCache: [String: Statement] = [:]
+    /// Compiled statements of the reader by SQL text, for the reads each delivery repeats
+    /// (rows by key, objects that refer to a changed one); at most 64, emptied when full.
+    private var readerStatements: [String: Statement] = [:]
 
     /// Opens or creates the file (creates or upgrades the store's own tables in it, unless
     /// read-only).
@@ -72,6 +75,7 @@ extension SQLiteStorage: StorageBackend {
     func close() {
         capture?.close()
         statementCache = [:]
+        readerStatements = [:]
         tracker.forgetStatements()
         writer.close()
         reader.close()
@@ -91,6 +95,7 @@ extension SQLiteStorage: StorageBackend {
         try SchemaCatalog.migrate(from: existing, to: migrated, on: writer)
         // Statements compiled for the old columns would read too few.
         statementCache = [:]
+        readerStatements = [:]
         tracker.forgetStatements()
     }
 
@@ -188,6 +193,15 @@ extension SQLiteStorage: StorageBackend {
         } catch {
             throw .database(error)
         }
+    }
+
+    /// A compiled statement of the reader for `sql`, reused; reset it after use.
+    func cachedReaderStatement(_ sql: String) throws(DatabaseError) -> Statement {
+        if let statement = readerStatements[sql] { return statement }
+        if readerStatements.count >= 64 { readerStatements = [:] }
+        let statement = try reader.prepare(sql)
+        readerStatements[sql] = statement
+        return statement
     }
 
     private func cachedStatement(_ sql: String) throws(DatabaseError) -> Statement {

@@ -1,8 +1,9 @@
 import Roster
 
-/// `unread`: a feed reader's list — N entries in N/100 feeds, sectioned by the feed's title,
-/// newest first, with an unread count per feed (``FetchRequest/aggregates``) — and one
-/// entry marked read (then unread again) per commit.
+/// `unread`: a feed reader's list — N entries in N/100 feeds, sectioned by their feed's
+/// title through a relationship (`feed.title`), newest first, with an unread count per
+/// feed (``FetchRequest/aggregates``) — and one entry marked read (then unread again) per
+/// commit; then feeds renamed, each rename moving a section of 100 entries.
 ///
 /// Per commit, from `COMMIT` done: Roster's batch and new counts both delivered (the
 /// delegate's `didChangeAggregates`); the same live query without aggregates (its batch);
@@ -12,8 +13,7 @@ import Roster
 /// of its own over the same commits; in the baseline's pass, each commit's one changed
 /// count must be the one the baseline finds, and the row update the one it finds.
 ///
-/// The feed's title is a column of the entry here; sectioning by a relationship's title
-/// (`feed.title`) comes with relationships.
+/// The renames are timed the same way, with and against the baseline.
 enum UnreadScenario {
     static let entriesPerFeed = 100
 
@@ -22,13 +22,14 @@ enum UnreadScenario {
     ])
 
     static let request = FetchRequest(
-        entity: "Entry", sortKeys: [SortKey("feedTitle"), SortKey("published", ascending: false)], sectionAttribute: "feedTitle",
+        entity: "Entry", sortKeys: [SortKey("feed.title"), SortKey("published", ascending: false)], sectionAttribute: "feed.title",
         displayedAttributes: ["title", "read"], aggregates: [.count("unread", where: QueryPredicate.unread)])
 
     static func run(_ configuration: BenchmarkConfiguration, reporter: BenchmarkReporter) throws {
         reporter.print("")
-        reporter.print("unread: N entries in N/\(entriesPerFeed) feeds, sectioned by feed title, unread count per feed;")
-        reporter.print("  \(max(2, configuration.iterations / 2 * 2)) commits marking one entry read or unread; ms as median / p95 / max from COMMIT done")
+        reporter.print("unread: N entries in N/\(entriesPerFeed) feeds, sectioned by feed.title (a relationship), unread count per feed;")
+        reporter.print("  \(max(2, configuration.iterations / 2 * 2)) commits marking one entry read or unread, then renames of a feed of \(entriesPerFeed) entries;")
+        reporter.print("  ms as median / p95 / max from COMMIT done")
         table.header.forEach(reporter.print)
         for size in configuration.sizes {
             try run(size: size, iterations: max(2, configuration.iterations / 2 * 2), rounds: configuration.baselineIterations, reporter: reporter)
@@ -39,18 +40,22 @@ enum UnreadScenario {
         reporter.progress("unread N=\(size): filling the table")
         let store = try Store.temporary()
         store.changeLogRetention = ChangeLogRetention(minimumAge: .zero, minimumEntries: 10_000)
+        try store.define(Entity("Feed", key: "id", attributes: [Attribute("id", .string), Attribute("title", .string)]))
         try store.define(Entity("Entry", key: "id", attributes: [
-            Attribute("id", .string), Attribute("feedTitle", .string), Attribute("published", .integer),
+            Attribute("id", .string), .relationship("feed", to: "Feed", type: .string), Attribute("published", .integer),
             Attribute("title", .string), Attribute("read", .bool),
         ]))
         let feeds = max(1, size / entriesPerFeed)
         try store.execute("""
+            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ? - 1)
+            INSERT INTO Feed(id, title) SELECT printf('f%05d', i), printf('Feed %05d', i) FROM n
+            """, arguments: [.integer(Int64(feeds))])
+        try store.execute("""
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-            INSERT INTO Entry(id, feedTitle, published, title, read)
-            SELECT printf('e%07d', i), printf('Feed %05d', (i * 7919) % ?), (i * 104729) % 1000000007, 'Entry ' || i, i % 3 = 0
+            INSERT INTO Entry(id, feed, published, title, read)
+            SELECT printf('e%07d', i), printf('f%05d', (i * 7919) % ?), (i * 104729) % 1000000007, 'Entry ' || i, i % 3 = 0
             FROM n
             """, arguments: [.integer(Int64(size)), .integer(Int64(feeds))])
-        try store.execute(#"CREATE INDEX "Entry_feed_published" ON "Entry"("feedTitle", "published" DESC, "id")"#)
 
         // The keys to flip, the same for both live queries: each commit marks one entry
         // read or unread, and the next pass flips them back first.
@@ -68,7 +73,7 @@ enum UnreadScenario {
         var plainTimes = Durations()
         do {
             let plain = try ResultsController(store: store, request: FetchRequest(
-                entity: "Entry", sortKeys: request.sortKeys, sectionAttribute: "feedTitle", displayedAttributes: request.displayedAttributes))
+                entity: "Entry", sortKeys: request.sortKeys, sectionAttribute: "feed.title", displayedAttributes: request.displayedAttributes))
             let plainProbe = LiveQueryProbe()
             plain.delegate = plainProbe
             try plain.performFetch()
@@ -118,7 +123,37 @@ enum UnreadScenario {
             if probe.heardCounts != expected { reporter.mismatch(.unread, size: size, "check #\(index): counts \(probe.heardCounts), re-fetch found \(expected)") }
             if probe.updates != refresh.updates { reporter.mismatch(.unread, size: size, "check #\(index): updates \(probe.updates), re-fetch found \(refresh.updates)") }
         }
+        // Renames: each feed is renamed so that its section moves (to the end and back).
+        var renameTimes = Durations(), renameBaseline = Durations()
+        let renamed = (0..<min(iterations, feeds)).map { _ in feedKey(Int.random(in: 0..<feeds, using: &random)) }
+        reporter.progress("unread N=\(size): \(renamed.count * 2) feed renames")
+        for (index, feed) in renamed.enumerated() {
+            for title in ["Renamed \(feed)", "Feed \(feed.dropFirst())"] {
+                probe.reset()
+                let stamps = try WriteStamps.measure(probe: nil) { try store.update("Feed", key: .string(feed), ["title": .string(title)]) }
+                guard let committed = stamps.committed, let ready = probe.aggregatesReady else {
+                    reporter.mismatch(.unread, size: size, "rename #\(index): no commit or no counts were seen")
+                    continue
+                }
+                renameTimes.append(MonotonicClock.elapsed(from: committed, to: ready))
+                if probe.heardCounts.count != 2 || probe.moves != entriesPerFeed {
+                    reporter.mismatch(.unread, size: size, "rename #\(index): \(probe.heardCounts.count) counts and \(probe.moves) moves, not 2 and \(entriesPerFeed)")
+                }
+            }
+        }
+        for feed in renamed.prefix(max(1, checked / 4)) {
+            for title in ["Renamed \(feed)", "Feed \(feed.dropFirst())"] {
+                try store.update("Feed", key: .string(feed), ["title": .string(title)])
+                renameBaseline.append(try baseline.refresh().nanoseconds)
+            }
+        }
         withExtendedLifetime(counted) {}
+        let renameRatio = renameBaseline.median / renameTimes.median
+        reporter.print(table.line([String(size), String(feeds), "rename a feed", Format.summary(renameTimes), "",
+                                   Format.summary(renameBaseline), Format.ratio(renameRatio)]))
+        reporter.record(.unread, size: size, "rename.commit_to_batch_and_counts", renameTimes)
+        reporter.record(.unread, size: size, "rename.baseline.refetch_diff_group_by", renameBaseline)
+        reporter.record(.unread, size: size, "rename.ratio.baseline_over_roster", renameRatio, unit: "x")
         let ratio = baselineTimes.median / countedTimes.median
         reporter.print(table.line([String(size), String(feeds), Format.summary(plainTimes), Format.summary(countedTimes),
                                    Format.fixed(afterBatch.median * 1_000, decimals: 1), Format.summary(baselineTimes), Format.ratio(ratio)]))
@@ -128,6 +163,12 @@ enum UnreadScenario {
         reporter.record(.unread, size: size, "baseline.refetch_diff_group_by", baselineTimes)
         reporter.record(.unread, size: size, "ratio.baseline_over_roster", ratio, unit: "x")
     }
+}
+
+/// The key of the i-th feed (0-based): `f00042`.
+private func feedKey(_ index: Int) -> String {
+    let digits = String(index)
+    return "f" + String(repeating: "0", count: max(0, 5 - digits.count)) + digits
 }
 
 private extension QueryPredicate {
@@ -145,8 +186,10 @@ private final class UnreadProbe: ResultsControllerDelegate {
     private(set) var batchReady: UInt64?
     private(set) var change: AggregateChange?
     private(set) var updates: [String] = []
+    private(set) var moves = 0
 
     func reset() {
+        moves = 0
         aggregatesReady = nil
         batchReady = nil
         change = nil
@@ -155,6 +198,7 @@ private final class UnreadProbe: ResultsControllerDelegate {
 
     func controller(_ controller: ResultsController, didChange object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) {
         if type == .update, case let .string(key) = object.key { updates.append(key) }
+        if type == .move { moves += 1 }
     }
 
     func controllerDidChangeContent(_ controller: ResultsController) {
@@ -195,8 +239,8 @@ private final class UnreadBaseline {
 
     init(path: String) throws(BenchmarkError) {
         database = try RawDatabase(path: path)
-        select = try database.prepare("SELECT id, feedTitle, title, read FROM Entry ORDER BY feedTitle, published DESC, id")
-        counts = try database.prepare("SELECT feedTitle, count(*) FILTER (WHERE read = 0) FROM Entry GROUP BY feedTitle")
+        select = try database.prepare("SELECT e.id, f.title, e.title, e.read FROM Entry e LEFT JOIN Feed f ON f.id = e.feed ORDER BY f.title, e.published DESC, e.id")
+        counts = try database.prepare("SELECT f.title, count(*) FILTER (WHERE e.read = 0) FROM Entry e LEFT JOIN Feed f ON f.id = e.feed GROUP BY f.title")
         (rows, snapshot) = try fetch()
         unread = try fetchCounts()
     }
