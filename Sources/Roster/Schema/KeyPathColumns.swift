@@ -61,6 +61,7 @@ struct KeyPathColumns: Sendable, Hashable {
     ///   entity that does not exist.
     static func extend(_ entity: Entity, following paths: [String], lookup: (String) -> Entity?) throws(PathError) -> Entity {
         var prefixes: [String] = []  // every dotted prefix of two steps or more, in order
+        var origin: [String: String] = [:]  // the path each prefix came from, for errors
         for path in paths where path.contains(".") {
             let steps = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             guard steps.count <= maximumSteps else {
@@ -69,7 +70,10 @@ struct KeyPathColumns: Sendable, Hashable {
             guard !steps.contains(where: \.isEmpty) else { throw PathError(path: path, reason: "a step is empty") }
             for length in 2...steps.count {
                 let prefix = steps.prefix(length).joined(separator: ".")
-                if !prefixes.contains(prefix) { prefixes.append(prefix) }
+                if !prefixes.contains(prefix) {
+                    prefixes.append(prefix)
+                    origin[prefix] = path
+                }
             }
         }
         guard !prefixes.isEmpty else { return entity }
@@ -105,10 +109,15 @@ struct KeyPathColumns: Sendable, Hashable {
         }
         for prefix in prefixes {
             let steps = prefix.split(separator: ".").map(String.init)
-            let join = try destination(of: steps.dropLast().joined(separator: "."), from: entity)
+            let join: Int
+            do {
+                join = try destination(of: steps.dropLast().joined(separator: "."), from: entity)
+            } catch {
+                throw PathError(path: origin[prefix] ?? prefix, reason: error.reason)
+            }
             let target = joins[join].destination
             guard let attribute = target.attribute(named: steps[steps.count - 1]) else {
-                throw PathError(path: prefix, reason: "entity '\(target.name)' has no attribute '\(steps[steps.count - 1])'")
+                throw PathError(path: origin[prefix] ?? prefix, reason: "entity '\(target.name)' has no attribute '\(steps[steps.count - 1])'")
             }
             columns.append(Column(join: join, attribute: attribute.name))
             var column = Attribute(prefix, attribute.type)
