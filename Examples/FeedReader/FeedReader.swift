@@ -16,8 +16,13 @@ struct FeedReader: AsyncParsableCommand {
 
               swift run FeedReader sync Examples/FeedReader/Feeds/newsroom-{1,2,3}.xml
               swift run FeedReader sync Examples/FeedReader/Feeds/newsroom-{1,2}.xml --simulate-ui
+
+            `inbox` puts several feeds in one list sectioned by feed title (a relationship), with \
+            unread badges, then marks an entry read, renames a feed and unsubscribes from one:
+
+              swift run FeedReader inbox Examples/FeedReader/Feeds/{newsroom-1.xml,devblog.atom,podcast.xml}
             """,
-        subcommands: [Sync.self])
+        subcommands: [Sync.self, Inbox.self])
 }
 
 struct Sync: AsyncParsableCommand {

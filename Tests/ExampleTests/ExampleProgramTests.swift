@@ -21,6 +21,27 @@ struct ExampleProgramTests {
         #expect(run.output.components(separatedBy: "batch valid by UIKit's rules").count == 3)
     }
 
+    @Test func feedReaderInboxSectionsByFeedWithBadges() throws {
+        let run = try ProgramRun(program: "FeedReader", arguments: ["inbox", feeds + "newsroom-1.xml", feeds + "devblog.atom", feeds + "podcast.xml"])
+        #expect(run.status == 0, "\(run.error)")
+        let steps = Array(run.output.components(separatedBy: "── ").dropFirst())
+        try #require(steps.count == 4)
+        #expect(steps[0].contains("Harbourtown Newsroom: 500 entries, 500 unread"))
+        #expect(steps[0].contains("inbox badge: 560 unread"))
+        // Marking read: one row reconfigured, one feed's badge and the inbox's down by one.
+        #expect(steps[1].contains("one batch: reconfigureItems [0,0]\n"))
+        #expect(steps[1].contains("badge Harbourtown Newsroom: 499 unread"))
+        #expect(!steps[1].contains("badge Lanternfish"))
+        #expect(steps[1].contains("inbox badge: 559 unread"))
+        // Renaming: the feed's section moves, all its entries with it, in one batch.
+        #expect(steps[2].contains("one batch: deleteSections [0], insertSections [2] (500 entries moved with their section)"))
+        #expect(steps[2].contains("badge ZZ Harbourtown Newsroom: 499 unread"))
+        // Unsubscribing: the cascade takes the feed's entries.
+        #expect(steps[3].contains("one batch: deleteSections [1]"))
+        #expect(steps[3].contains("inbox badge: 539 unread"))
+        #expect(steps[3].contains("ZZ Harbourtown Newsroom: 500 entries, 499 unread"))
+    }
+
     @Test func feedReaderTUIIntoAPipeIsPlainText() throws {
         let run = try ProgramRun(program: "FeedReader", arguments: ["sync", feeds + "newsroom-1.xml", feeds + "newsroom-2.xml", "--tui"])
         #expect(run.status == 0, "\(run.error)")
