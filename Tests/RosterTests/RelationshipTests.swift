@@ -360,3 +360,68 @@ struct RelationshipTests {
         }
     }
 }
+
+/// Records with relationships, and typed key paths through them.
+@Suite("Typed key paths")
+struct TypedKeyPathTests {
+    struct Channel: Record, Equatable {
+        var id: String
+        var title: String
+        var muted: Bool
+    }
+
+    struct Episode: Record, Equatable {
+        var id: String
+        var title: String
+        var channel: String?
+        static let relationships = ["channel": Relationship(destination: "Channel", deleteRule: .cascade)]
+    }
+
+    @Test("a record's relationship, and a typed predicate, sort and section through it")
+    func typedRelationships() throws {
+        let store = try Store.temporary()
+        try store.define(Channel.self)
+        try store.define(Episode.self)
+        #expect(store.entities["Episode"]?.attribute(named: "channel")?.relationship == Relationship(destination: "Channel", deleteRule: .cascade))
+        try store.write {
+            try store.save(Channel(id: "c1", title: "Beta", muted: false))
+            try store.save(Channel(id: "c2", title: "Alpha", muted: false))
+            try store.save(Channel(id: "c3", title: "Gamma", muted: true))
+            try store.save(Episode(id: "e1", title: "one", channel: "c1"))
+            try store.save(Episode(id: "e2", title: "two", channel: "c2"))
+            try store.save(Episode(id: "e3", title: "three", channel: "c3"))
+        }
+        let request = try FetchRequest(Episode.self, where: .related(\Episode.channel, \Channel.muted == false),
+                                       sortedBy: [.ascending(.related(\Episode.channel, \Channel.title)), .ascending(\.title)],
+                                       sectionedBy: .related(\Episode.channel, \Channel.title))
+        #expect(request.predicate.description == "channel.muted == NO")
+        #expect(request.sectionAttribute == "channel.title")
+        let controller = try ResultsController(store: store, request: request)
+        let recorder = GroupRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        #expect(controller.snapshot == [ListSection(id: "Alpha", items: ["e2"]), ListSection(id: "Beta", items: ["e1"])])
+        try store.save(Channel(id: "c3", title: "Gamma", muted: false))
+        #expect(controller.snapshot.map(\.id) == ["Alpha", "Beta", "Gamma"])
+        #expect(try controller.records(as: Episode.self).map(\.id) == ["e2", "e1", "e3"])
+        // Deleting a channel cascades to its episodes.
+        try store.delete(Channel.self, key: "c1")
+        #expect(controller.snapshot.map(\.id) == ["Alpha", "Gamma"])
+        #expect(try store.fetch(Episode.self, key: "e1") == nil)
+    }
+
+    struct Broken: Record {
+        var id: String
+        static let relationships = ["nope": Relationship(destination: "Channel")]
+    }
+
+    @Test("a relationship named for no property is an error")
+    func unknownRelationshipProperty() throws {
+        let store = try Store.temporary()
+        #expect {
+            try store.define(Broken.self)
+        } throws: { error in
+            (error as? StoreError)?.description.contains("'nope'") == true
+        }
+    }
+}

@@ -144,6 +144,24 @@ enum Operand: Sendable, Hashable {
 }
 
 extension QueryPredicate {
+    /// The same predicate with `prefix` before every attribute name: the predicate of a
+    /// related object read through a key path (`muted == NO` → `feed.muted == NO`).
+    func prefixingAttributes(with prefix: String) -> QueryPredicate {
+        func map(_ node: PredicateNode) -> PredicateNode {
+            switch node {
+            case .constant: return node
+            case let .not(operand): return .not(map(operand))
+            case let .and(terms): return .and(terms.map(map))
+            case let .or(terms): return .or(terms.map(map))
+            case var .comparison(comparison):
+                comparison.attribute = prefix + comparison.attribute
+                return .comparison(comparison)
+            }
+        }
+        let root = map(self.root)
+        return QueryPredicate(root: root, format: PredicatePrinter.text(of: root, inside: .or))
+    }
+
     /// The attribute names and key paths the predicate tests, in the order written.
     var attributeNames: [String] {
         var names: [String] = []

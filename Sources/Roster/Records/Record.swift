@@ -25,9 +25,22 @@ public protocol Record: Codable, Sendable {
     static var entityName: String { get }
     /// The name of the key property; `"id"` by default.
     static var keyAttribute: String { get }
+    /// The properties that are to-one relationships, by property name: each holds the key
+    /// of another record (``Relationship``), so that key paths (`feed.title`, or
+    /// `TypedPath.related(_:_:)`) can go through it. None by default.
+    ///
+    /// ```swift
+    /// struct Entry: Record {
+    ///     var id: String
+    ///     var feed: String?
+    ///     static let relationships = ["feed": Relationship(destination: "Feed", deleteRule: .cascade)]
+    /// }
+    /// ```
+    static var relationships: [String: Relationship] { get }
 }
 
 extension Record {
     public static var entityName: String { String(describing: Self.self) }
     public static var keyAttribute: String { "id" }
+    public static var relationships: [String: Relationship] { [:] }
 }

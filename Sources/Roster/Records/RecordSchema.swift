@@ -42,7 +42,12 @@ struct RecordLayout<R: Record>: Sendable {
             guard let type = field.type else {
                 throw .schemaMismatch(entity: name, reason: "property '\(field.name)' has type \(field.swiftType), which Roster cannot store; use String, an integer, Double, Float, Bool, Date, UUID or URL, optional or not")
             }
-            attributes.append(Attribute(field.name, type))
+            var attribute = Attribute(field.name, type)
+            attribute.relationship = R.relationships[field.name]
+            attributes.append(attribute)
+        }
+        for property in R.relationships.keys.sorted() where !attributes.contains(where: { $0.name == property }) {
+            throw .schemaMismatch(entity: name, reason: "relationships names '\(property)', which is not a stored property of \(R.self)")
         }
         do {
             entity = try Entity(name, key: R.keyAttribute, attributes: attributes)

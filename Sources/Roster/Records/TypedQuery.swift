@@ -1,12 +1,39 @@
-/// A sort key on a record's property, checked by the compiler: `.descending(\.published)`.
+/// A property of a record, or of the record a relationship of it leads to, checked by the
+/// compiler: `.property(\.day)`, `.related(\.feed, \Feed.title)` (the key path
+/// `feed.title`).
+public struct TypedPath<R: Record> {
+    /// The attribute name or key path, once the types' layouts are known.
+    let name: () throws(StoreError) -> String
+
+    /// The record's own property.
+    public static func property<V>(_ keyPath: KeyPath<R, V>) -> TypedPath {
+        TypedPath { () throws(StoreError) in try RecordLayouts.of(R.self).requireAttributeName(for: keyPath) }
+    }
+
+    /// A property of the record that `relationship` leads to (a property of `R` that
+    /// ``Record/relationships`` names): the key path `relationship.property`.
+    public static func related<D: Record, V>(_ relationship: PartialKeyPath<R>, _ keyPath: KeyPath<D, V>) -> TypedPath {
+        TypedPath { () throws(StoreError) in
+            let owner = try RecordLayouts.of(R.self).requireAttributeName(for: relationship)
+            return owner + "." + (try RecordLayouts.of(D.self).requireAttributeName(for: keyPath))
+        }
+    }
+}
+
+/// A sort key on a record's property, checked by the compiler: `.descending(\.published)`,
+/// or on a related record's: `.ascending(.related(\.feed, \Feed.title))`.
 public struct TypedSortKey<R: Record> {
-    let keyPath: PartialKeyPath<R>
+    let path: TypedPath<R>
     let ascending: Bool
 
     /// Sorts by the property, smallest first (nulls first).
-    public static func ascending<V>(_ keyPath: KeyPath<R, V>) -> TypedSortKey { TypedSortKey(keyPath: keyPath, ascending: true) }
+    public static func ascending<V>(_ keyPath: KeyPath<R, V>) -> TypedSortKey { TypedSortKey(path: .property(keyPath), ascending: true) }
     /// Sorts by the property, largest first (nulls last).
-    public static func descending<V>(_ keyPath: KeyPath<R, V>) -> TypedSortKey { TypedSortKey(keyPath: keyPath, ascending: false) }
+    public static func descending<V>(_ keyPath: KeyPath<R, V>) -> TypedSortKey { TypedSortKey(path: .property(keyPath), ascending: false) }
+    /// Sorts by a property or a related record's, smallest first (nulls first).
+    public static func ascending(_ path: TypedPath<R>) -> TypedSortKey { TypedSortKey(path: path, ascending: true) }
+    /// Sorts by a property or a related record's, largest first (nulls last).
+    public static func descending(_ path: TypedPath<R>) -> TypedSortKey { TypedSortKey(path: path, ascending: false) }
 }
 
 /// A predicate on a record's properties, written with key paths the compiler checks:
@@ -58,6 +85,19 @@ public struct TypedPredicate<R: Record> {
         return folding.modifier
     }
 
+    /// `predicate` holds for the record that `relationship` leads to (a property of `R`
+    /// that ``Record/relationships`` names): its attributes are read through the key
+    /// path, `\.muted == false` on `Feed` becoming `feed.muted == NO`. False when the
+    /// relationship leads nowhere, unless `predicate` holds for nulls.
+    public static func related<D: Record>(_ relationship: PartialKeyPath<R>, _ predicate: TypedPredicate<D>) -> TypedPredicate {
+        TypedPredicate { layout throws(StoreError) in
+            let name = try layout.requireAttributeName(for: relationship)
+            // Checked against the related record's own attributes, then read through the path.
+            let inner = try predicate.queryPredicate()
+            return (inner.prefixingAttributes(with: name + ".").description, [])
+        }
+    }
+
     /// Both predicates hold.
     public static func && (lhs: TypedPredicate, rhs: TypedPredicate) -> TypedPredicate {
         TypedPredicate { layout throws(StoreError) in
@@ -86,8 +126,11 @@ public struct TypedPredicate<R: Record> {
         let (format, arguments) = try build(layout)
         do {
             let predicate = try QueryPredicate(format: format, arguments: arguments)
-            // Check names and types now, so a misspelt attribute fails where it is written.
-            _ = try BoundPredicate(predicate, entity: layout.entity)
+            // Check names and types now, so a misspelt attribute fails where it is written;
+            // key paths through relationships are checked when the request is bound.
+            if !predicate.attributeNames.contains(where: { $0.contains(".") }) {
+                _ = try BoundPredicate(predicate, entity: layout.entity)
+            }
             return predicate
         } catch {
             throw .predicate(error)
@@ -119,15 +162,25 @@ extension FetchRequest {
     /// - Throws: ``StoreError`` when a key path does not read a stored property.
     public init<R: Record>(_ type: R.Type, where predicate: TypedPredicate<R>? = nil, sortedBy sortKeys: [TypedSortKey<R>] = [], sectionedBy section: PartialKeyPath<R>? = nil) throws(StoreError) {
         let layout = try RecordLayouts.of(type)
+        try self.init(type, where: predicate, sortedBy: sortKeys,
+                      sectionedBy: try section.map { keyPath throws(StoreError) in let name = try layout.requireAttributeName(for: keyPath); return TypedPath { name } })
+    }
+
+    /// A request for records of type `R` sectioned by a related record's property:
+    /// `sectionedBy: .related(\.feed, \Feed.title)`.
+    ///
+    /// - Throws: ``StoreError`` when a key path does not read a stored property.
+    public init<R: Record>(_ type: R.Type, where predicate: TypedPredicate<R>? = nil, sortedBy sortKeys: [TypedSortKey<R>] = [], sectionedBy section: TypedPath<R>?) throws(StoreError) {
+        let layout = try RecordLayouts.of(type)
         var keys: [SortKey] = []
         for key in sortKeys {
-            keys.append(SortKey(try layout.requireAttributeName(for: key.keyPath), ascending: key.ascending))
+            keys.append(SortKey(try key.path.name(), ascending: key.ascending))
         }
         self.init(
             entity: layout.entity.name,
             predicate: try predicate?.queryPredicate() ?? .all,
             sortKeys: keys,
-            sectionAttribute: try section.map { keyPath throws(StoreError) in try layout.requireAttributeName(for: keyPath) })
+            sectionAttribute: try section.map { path throws(StoreError) in try path.name() })
     }
 }
 
