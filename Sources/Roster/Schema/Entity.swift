@@ -36,7 +36,7 @@ public struct Attribute: Sendable, Hashable {
 /// ])
 /// ```
 ///
-/// The rules run on ``Store/delete(_:key:)``. Raw SQL and other processes can delete the
+/// The rules run on `Store.delete(_:key:)`. Raw SQL and other processes can delete the
 /// destination without them; a reference left dangling then reads as null through key
 /// paths (`feed.title` is null), while the attribute keeps the key it holds.
 public struct Relationship: Sendable, Hashable {

@@ -16,8 +16,8 @@ extension Store {
     func touchedRows(of entity: Entity, in changes: CommittedChanges) throws(StoreError) -> [Value: TouchedRow] {
         guard let keyPaths = entity.keyPaths else { return changes.rows(of: entity) }
         let own = TouchedRow.shown(changes.rowsByEntity[entity.name] ?? [:], attributeCount: keyPaths.storedCount)
-        var affected = Set(own.lazy.filter(\.value.isChanged).map(\.key))
         // Objects whose related objects changed an attribute the paths read, or came or went.
+        var referring = Set<Value>()
         for (index, join) in keyPaths.joins.enumerated() {
             guard let rows = changes.rowsByEntity[join.destination.name], !rows.isEmpty else { continue }
             let read = keyPaths.readAttributes(ofJoin: index)
@@ -26,18 +26,25 @@ extension Store {
                 return read.contains { $0 < before.count && $0 < after.count && before[$0] != after[$0] } ? key : nil
             }
             guard !keys.isEmpty else { continue }
-            affected.formUnion(try storage.keys(of: entity, whereColumn: join.referenceColumn, in: keys))
+            referring.formUnion(try storage.keys(of: entity, whereColumn: join.referenceColumn, in: keys))
         }
-        guard !affected.isEmpty else { return [:] }
-        let now = try storage.committedRows(of: entity, keys: Array(affected))
-        var resolver = BeforeResolver(store: self, entity: entity, keyPaths: keyPaths, changes: changes)
+        var resolver = KeyPathResolver(store: self, entity: entity, keyPaths: keyPaths, changes: changes)
         var touched: [Value: TouchedRow] = [:]
-        touched.reserveCapacity(affected.count)
-        for key in affected {
-            let after = now[key]
-            // The stored row before: the log's, or, untouched, the row as it is.
-            let storedBefore: [Value]? = if let row = own[key] { row.before } else { after.map { Array($0.prefix(keyPaths.storedCount)) } }
-            let before = try storedBefore.map { stored throws(StoreError) in try resolver.extend(stored, now: after) }
+        // The commit's own rows: their key-path values before and now, from the related
+        // objects as they were and are (known ones without a query).
+        for (key, row) in own where row.isChanged {
+            referring.remove(key)
+            let after = try row.after.map { stored throws(StoreError) in try resolver.extend(stored, now: true, knownAfter: nil) }
+            let before = try row.before.map { stored throws(StoreError) in try resolver.extend(stored, now: false, knownAfter: after) }
+            if before != after { touched[key] = TouchedRow(before: before, after: after) }
+        }
+        guard !referring.isEmpty else { return touched }
+        // Objects the commit did not touch whose related objects changed: read as they are,
+        // with their key-path values before worked out from their stored row.
+        let now = try storage.committedRows(of: entity, keys: Array(referring))
+        for key in referring {
+            guard let after = now[key] else { continue }
+            let before = try resolver.extend(Array(after.prefix(keyPaths.storedCount)), now: false, knownAfter: after)
             if before != after { touched[key] = TouchedRow(before: before, after: after) }
         }
         return touched
@@ -59,44 +66,38 @@ extension Store {
     }
 }
 
-/// Works out an object's key-path values before a commit from its stored row then.
-private struct BeforeResolver {
+/// Works out an object's key-path values from its stored row, as they were before the
+/// commits or as they are now.
+private struct KeyPathResolver {
     let store: Store
     let entity: Entity
     let keyPaths: KeyPathColumns
     let changes: CommittedChanges
-    /// Related objects read as they are now, by entity and key (nil: none has the key).
-    private var current: [String: [Value: [Value]?]] = [:]
 
-    init(store: Store, entity: Entity, keyPaths: KeyPathColumns, changes: CommittedChanges) {
-        self.store = store
-        self.entity = entity
-        self.keyPaths = keyPaths
-        self.changes = changes
-    }
-
-    /// `stored` (the object's stored row before) with its key-path values before; `now`,
-    /// the object's extended row now, serves every join whose key and destination did not
-    /// change.
-    mutating func extend(_ stored: [Value], now: [Value]?) throws(StoreError) -> [Value] {
+    /// `stored` (the object's stored row, before or now) with its key-path values then.
+    /// Before the commits, a related object the commits touched is its before-image;
+    /// otherwise it is the object as committed now (``Store/relatedRows``, or read). With
+    /// `knownAfter`, the object's extended row now, a join whose key and related object did
+    /// not change takes its values from there.
+    mutating func extend(_ stored: [Value], now: Bool, knownAfter: [Value]?) throws(StoreError) -> [Value] {
         var row = stored
         row.reserveCapacity(entity.attributes.count)
         row += repeatElement(Value.null, count: keyPaths.columns.count)
         for (index, join) in keyPaths.joins.enumerated() {
             guard let reference = entity.index(of: join.referenceColumn) else { continue }
             let key = row[reference]
-            let columns = keyPaths.columns.indices.filter { keyPaths.columns[$0].join == index }
             guard !key.isNull else { continue }
+            let columns = keyPaths.columns.indices.filter { keyPaths.columns[$0].join == index }
             let destination = join.destination
             let touched = changes.rowsByEntity[destination.name]?[key]
-            if touched == nil, let now, now[reference] == key {
+            if touched == nil, let knownAfter, knownAfter[reference] == key {
                 // Same reference, and the related object untouched: its values are as now.
-                for column in columns { row[keyPaths.storedCount + column] = now[keyPaths.storedCount + column] }
+                for column in columns { row[keyPaths.storedCount + column] = knownAfter[keyPaths.storedCount + column] }
                 continue
             }
             let related: [Value]?
             if let touched {
-                related = touched.before
+                related = now ? touched.after : touched.before
             } else {
                 related = try currentRow(of: destination, key: key)
             }
@@ -110,10 +111,11 @@ private struct BeforeResolver {
         return row
     }
 
-    private mutating func currentRow(of destination: Entity, key: Value) throws(StoreError) -> [Value]? {
-        if let known = current[destination.name]?[key] { return known }
+    /// The related object as committed now: known, or read and noted.
+    private func currentRow(of destination: Entity, key: Value) throws(StoreError) -> [Value]? {
+        if let known = store.relatedRows.row(of: destination.name, key: key) { return known }
         let row = try store.storage.committedRows(of: destination, keys: [key])[key]
-        current[destination.name, default: [:]][key] = .some(row)
+        store.relatedRows.note(row, of: destination.name, key: key)
         return row
     }
 }

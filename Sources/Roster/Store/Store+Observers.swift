@@ -192,6 +192,12 @@ extension Store {
             // Noted inside the transaction: a commit made elsewhere while observers run
             // changes it again, so the next poll sees that commit.
             storage.noteCommittedState()
+            // Before the observers read through key paths: the related objects as committed now.
+            if let changes, schema.isEmpty {
+                relatedRows.take(changes, collected: Set(entities.map(\.name)))
+            } else if changes != nil {
+                relatedRows = RelatedRows()
+            }
             if !schema.broken.isEmpty { hasFailedDelivery = true }
             if let changes {
                 for registration in observers {

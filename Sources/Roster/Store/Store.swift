@@ -50,6 +50,12 @@ public final class Store {
     /// (inside a transaction, or during a delivery): the next delivery starts it, and
     /// their live queries re-fetch then (see ``ensureTracking(of:)``).
     var pendingTracking: Set<String> = []
+    /// Objects that key paths lead to, as of the committed state observers were last told
+    /// about, by entity and key (nil: no object has the key): what a touched row's key-path
+    /// values are read from without a query. Kept current by each delivery's changes of
+    /// the entity; dropped for an entity whose changes a delivery did not collect, and
+    /// entirely on a resync (``RelatedRows``).
+    var relatedRows = RelatedRows()
     /// The folder to remove when a temporary store closes.
     private let temporaryDirectory: URL?
 
