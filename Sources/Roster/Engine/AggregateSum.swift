@@ -33,6 +33,8 @@ struct AggregateSum: Sendable, Hashable {
             } else if !number.isNaN {
                 addReal(Double(sign) * number)
                 reals += sign
+                // Every double gone: exactly zero again, whatever rounding was left.
+                if reals == 0 { (real, compensation) = (0, 0) }
             }
         case .null, .string, .invalidUTF8:
             break

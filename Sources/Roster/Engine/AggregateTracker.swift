@@ -75,7 +75,10 @@ struct AggregateTracker: Sendable {
     /// Takes a commit's touched rows (as the query sees them): each leaves the group its
     /// row before was in and joins the group its row now is in.
     mutating func apply(_ touched: [Value: TouchedRow]) {
+        let width = query.entity.attributes.count
         for row in touched.values where row.isChanged {
+            // Rows as wide as the request's; any other (none is expected) cannot be placed.
+            guard (row.before?.count ?? width) == width, (row.after?.count ?? width) == width else { continue }
             let before = row.before.flatMap { query.predicate.evaluate($0) ? $0 : nil }
             let after = row.after.flatMap { query.predicate.evaluate($0) ? $0 : nil }
             if let before, let after, query.sectionName(of: before) == query.sectionName(of: after),

@@ -262,11 +262,11 @@ public final class LiveResults: Sendable, LiveQueryRequest {
             let resync = steps.lazy.compactMap { if case let .resync(reason) = $0 { reason } else { nil } }.first
             let change = consumer.withLock { consumer -> ResultsChange? in
                 guard var change = consumer.results.apply(resolved) else { return nil }
-                consumer.lastDelivery = .now
                 // Heard at the next take, after this change (which holds their null values).
                 consumer.aggregateOverflows += change.aggregateOverflows
                 change.resync = resync
                 if change.group.isEmpty && change.counts == nil && change.aggregates == nil && change.resync == nil { return nil }
+                consumer.lastDelivery = .now
                 return makeChange(change, results: consumer.results, commits: commits)
             }
             if let change { return change }

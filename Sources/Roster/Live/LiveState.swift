@@ -103,9 +103,14 @@ final class LiveState {
     /// - Returns: the change, or nil when neither the results nor the aggregates changed.
     func apply(_ steps: [ResultsStep]) -> QueryChange? {
         let steps = unread(steps)
-        takeIntoAggregates(steps)
+        var overflows = takeIntoAggregates(steps)
         var change = applyToResults(steps)
-        if let (aggregateChange, overflows) = aggregates?.takeChange(), aggregateChange != nil || !overflows.isEmpty {
+        var aggregateChange: AggregateChange?
+        if let taken = aggregates?.takeChange() {
+            aggregateChange = taken.change
+            overflows += taken.overflows
+        }
+        if aggregateChange != nil || !overflows.isEmpty {
             if change == nil { change = QueryChange() }
             change?.aggregates = aggregateChange
             change?.aggregateOverflows = overflows
@@ -113,23 +118,34 @@ final class LiveState {
         return change
     }
 
-    /// The steps' rows into the aggregates: touched rows applied, re-fetched rows built
-    /// again (``AggregateTracker``).
-    private func takeIntoAggregates(_ steps: [ResultsStep]) {
+    /// The steps' rows into the aggregates: touched rows applied (as wide as the request
+    /// the aggregates are kept for, which a `.replace` earlier in the steps may have
+    /// changed), re-fetched rows built again (``AggregateTracker``).
+    ///
+    /// - Returns: the aggregates out of range from the start, when a new request brought them.
+    private func takeIntoAggregates(_ steps: [ResultsStep]) -> [StoreError] {
+        var overflows: [StoreError] = []
         for step in steps {
             switch step {
             case let .touched(rows, _):
-                aggregates?.apply(shown(rows))
+                guard let width = aggregates?.query.entity.attributes.count else { continue }
+                aggregates?.apply(TouchedRow.shown(rows, attributeCount: width))
             case let .replace(query, rows, _):
                 guard let rebuilt = AggregateTracker(query: query, rows: rows) else {
                     aggregates = nil
                     continue
                 }
-                if aggregates == nil { aggregates = rebuilt } else { aggregates?.replace(with: rebuilt) }
+                if aggregates == nil {
+                    aggregates = rebuilt
+                    overflows += rebuilt.overflows
+                } else {
+                    aggregates?.replace(with: rebuilt)
+                }
             case .userEdits, .window, .resync:
                 break
             }
         }
+        return overflows
     }
 
     /// The steps the results have not read yet: a commit a re-fetch already read (the

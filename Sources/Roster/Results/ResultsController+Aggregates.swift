@@ -23,24 +23,28 @@ extension ResultsController {
     }
 
     /// Takes a delivery into the aggregates — its touched rows as the query sees them, or,
-    /// for a resync, the aggregates read again in the delivery's read — and tells the
-    /// delegate what changed.
-    /// Called once the delivery's row changes were reported; a delivery whose rows could
-    /// not be reported leaves the aggregates to the resync that makes up for it.
-    func takeIntoAggregates(_ touched: [Value: TouchedRow], rebuilding: Bool) {
-        guard aggregateTracker != nil, pendingResync == nil else { return }
-        if rebuilding {
-            do {
-                guard let rebuilt = try store.fetchAggregates(query) else { return }
-                aggregateTracker?.replace(with: rebuilt)
-            } catch {
-                fail(error, seen: shownNow)
-                return
-            }
-        } else {
+    /// for a resync, the aggregates read again in the delivery's read — before its rows are
+    /// reported; ``reportAggregates()`` tells the delegate once they were. A delivery whose
+    /// rows cannot be reported announces nothing: the resync that makes up for it reports
+    /// the aggregates from what the delegate last heard.
+    ///
+    /// - Parameter reason: why the delivery resyncs, when it does: the aggregates are then
+    ///   read again.
+    /// - Returns: false when that read failed: the delegate heard it, and the next delivery
+    ///   resyncs rows and aggregates together.
+    func takeIntoAggregates(_ touched: [Value: TouchedRow], rebuilding reason: ResyncReason?) -> Bool {
+        guard aggregateTracker != nil else { return true }
+        guard let reason else {
             aggregateTracker?.apply(touched)
+            return true
         }
-        reportAggregates()
+        do {
+            if let rebuilt = try store.fetchAggregates(query) { aggregateTracker?.replace(with: rebuilt) }
+            return true
+        } catch {
+            fail(error, seen: pendingResync?.seen ?? shownNow, reason: reason)
+            return false
+        }
     }
 
     /// Tells the delegate the aggregates that changed since it last heard them, and each

@@ -420,10 +420,10 @@ extension ResultsController: StoreObserver {
     /// the changes lead to: a re-fetch here reads that state and nothing newer.
     func storeDidCommit(_ changes: CommittedChanges, in store: Store) {
         guard hasFetched, !isFetching else { return }
-        let resyncs = pendingResync != nil || changes.resync != nil
+        let resync = pendingResync?.reason ?? changes.resync
         // The rows as the query sees them (with their key-path values, when it has some).
         var touched: [Value: TouchedRow] = [:]
-        if !resyncs {
+        if resync == nil {
             do {
                 touched = try store.touchedRows(of: query.entity, in: changes)
             } catch {
@@ -431,12 +431,15 @@ extension ResultsController: StoreObserver {
                 return
             }
         }
+        // The aggregates first, so that the delegate reads them current during the callbacks
+        // (and a fetch it makes from one starts them over); announced after the rows.
+        guard takeIntoAggregates(touched, rebuilding: resync) else { return }
         if coldWindow != nil {
             applyToColdWindow(changes, touched: touched)
         } else {
             apply(changes, touched: touched)
         }
-        takeIntoAggregates(touched, rebuilding: resyncs)
+        if pendingResync == nil { reportAggregates() }
         // The results are at the delivery's position unless it failed (they stay behind it).
         if pendingResync == nil { resultsPosition = changes.through }
     }

@@ -275,9 +275,10 @@ enum SchemaCatalog {
     }
 
     /// The index the store keeps on a relationship's column, so that finding the objects
-    /// that refer to one costs a search, not a scan.
+    /// that refer to one costs a search, not a scan; named `_roster_ref_Entity.attribute`
+    /// (a dot, which no name holds, so that no two relationships share a name).
     static func relationshipIndex(_ entity: Entity, _ attribute: Attribute) -> String {
-        "CREATE INDEX IF NOT EXISTS \(Identifier.quoted("_roster_ref_\(entity.name)_\(attribute.name)")) ON \(Identifier.quoted(entity.name))(\(Identifier.quoted(attribute.name)));\n"
+        "CREATE INDEX IF NOT EXISTS \(Identifier.quoted("_roster_ref_\(entity.name).\(attribute.name)")) ON \(Identifier.quoted(entity.name))(\(Identifier.quoted(attribute.name)));\n"
     }
 
     private static func parse(name: String, definition: String) throws(StoreError) -> Entity {

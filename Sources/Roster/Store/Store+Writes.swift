@@ -49,48 +49,69 @@ extension Store {
     }
 
     /// Deletes the object with this key, applying the delete rule of every relationship
-    /// that refers to it (``Relationship/DeleteRule``): referring objects get a null
-    /// reference (`nullify`), are deleted with their own rules (`cascade`), or stop the
-    /// delete (`deny`). All of it is one atomic write.
+    /// that refers to it (``Relationship/DeleteRule``): referring objects are deleted with
+    /// their own rules (`cascade`), get a null reference (`nullify`), or stop the delete
+    /// (`deny`). All of it is one atomic write, whatever order the entities are defined in.
     ///
     /// - Throws: ``StoreError/notFound(entity:key:)`` when no object has the key;
-    ///   ``StoreError/Code/deleteDenied`` naming an object whose `deny` relationship refers
-    ///   to it, or to an object the delete would cascade to. Nothing is deleted then.
+    ///   ``StoreError/Code/deleteDenied`` naming an object, not itself deleted, whose `deny`
+    ///   relationship refers to it or to an object the delete would cascade to. Nothing is
+    ///   deleted then.
     public func delete(_ entityName: String, key: Value) throws(StoreError) {
         let entity = try entity(named: entityName)
         let key = try coerce(key, to: entity, at: entity.keyIndex)
         try atomically { () throws(StoreError) in
-            var deleting: Set<[Value]> = []
-            guard try delete(entity, key: key, deleting: &deleting) else { throw .notFound(entity: entity.name, key: key) }
+            guard try storage.row(of: entity, key: key) != nil else { throw .notFound(entity: entity.name, key: key) }
+            try deleteWithRules(entity, key: key)
         }
     }
 
-    /// Deletes one object after applying the rules of the relationships that refer to it;
-    /// `deleting` holds the objects this delete already took (a cascade through a cycle
-    /// stops there). False when there is no such object.
-    private func delete(_ entity: Entity, key: Value, deleting: inout Set<[Value]>) throws(StoreError) -> Bool {
-        deleting.insert([.string(entity.name), key])
-        for referrer in entitiesByName.values.sorted(by: { $0.name < $1.name }) {
-            for (index, attribute) in referrer.attributes.enumerated() {
-                guard let relationship = attribute.relationship, relationship.destination == entity.name else { continue }
-                let keys = try storage.keys(of: referrer, whereAttribute: index, equals: key)
-                switch relationship.deleteRule {
-                case .deny:
-                    if let first = keys.first(where: { !deleting.contains([.string(referrer.name), $0]) }) {
-                        throw .deleteDenied(entity: entity.name, key: key, referrer: referrer.name, attribute: attribute.name, referrerKey: first)
-                    }
-                case .nullify:
-                    for referring in keys where !deleting.contains([.string(referrer.name), referring]) {
-                        _ = try storage.update(referrer, key: referring, setting: [(index, .null)])
-                    }
-                case .cascade:
-                    for referring in keys where !deleting.contains([.string(referrer.name), referring]) {
-                        _ = try delete(referrer, key: referring, deleting: &deleting)
+    /// A relationship that refers to an entity: the entity holding it, the attribute's
+    /// index, and its rule.
+    private typealias Referrer = (entity: Entity, attribute: Int, rule: Relationship.DeleteRule)
+
+    /// Deletes an object and everything that cascades from it, in three passes: the whole
+    /// set the delete takes (breadth first, so no chain is too deep), then `deny` against
+    /// objects outside the set, then `nullify` of those outside it, then the deletes.
+    private func deleteWithRules(_ entity: Entity, key: Value) throws(StoreError) {
+        var referrers: [String: [Referrer]] = [:]
+        for holder in entitiesByName.values.sorted(by: { $0.name < $1.name }) {
+            for (index, attribute) in holder.attributes.enumerated() {
+                if let relationship = attribute.relationship {
+                    referrers[relationship.destination, default: []].append((holder, index, relationship.deleteRule))
+                }
+            }
+        }
+        var taken: [(entity: Entity, key: Value)] = [(entity, key)]
+        var isTaken: Set<[Value]> = [[.string(entity.name), key]]
+        var next = 0
+        while next < taken.count {
+            let (target, targetKey) = taken[next]
+            next += 1
+            for referrer in referrers[target.name] ?? [] where referrer.rule == .cascade {
+                for referring in try storage.keys(of: referrer.entity, whereAttribute: referrer.attribute, equals: targetKey)
+                where isTaken.insert([.string(referrer.entity.name), referring]).inserted {
+                    taken.append((referrer.entity, referring))
+                }
+            }
+        }
+        for rule in [Relationship.DeleteRule.deny, .nullify] {
+            for (target, targetKey) in taken {
+                for referrer in referrers[target.name] ?? [] where referrer.rule == rule {
+                    let keys = try storage.keys(of: referrer.entity, whereAttribute: referrer.attribute, equals: targetKey)
+                    for referring in keys where !isTaken.contains([.string(referrer.entity.name), referring]) {
+                        if rule == .deny {
+                            throw .deleteDenied(entity: target.name, key: targetKey, referrer: referrer.entity.name,
+                                                attribute: referrer.entity.attributes[referrer.attribute].name, referrerKey: referring)
+                        }
+                        _ = try storage.update(referrer.entity, key: referring, setting: [(referrer.attribute, .null)])
                     }
                 }
             }
         }
-        return try storage.delete(entity, key: key)
+        for (target, targetKey) in taken.reversed() {
+            _ = try storage.delete(target, key: targetKey)
+        }
     }
 
     /// Runs raw SQL on the store's connection: one or more statements, in order, atomically.
