@@ -83,6 +83,9 @@ public struct Entity: Sendable, Hashable {
     /// For an entity a live query reads through key paths: how its rows reach the values
     /// of related objects (``KeyPathColumns``); nil for an entity as the store defines it.
     let keyPaths: KeyPathColumns?
+    /// The entities whose changes reach rows of this one: itself, and those its key paths
+    /// lead to (kept, since every delivery asks).
+    let observedNames: [String]
 
     /// Creates an entity after checking its names.
     ///
@@ -127,6 +130,7 @@ public struct Entity: Sendable, Hashable {
         self.keyIndex = keyIndex
         self.indexByName = indexByName
         keyPaths = nil
+        observedNames = [name]
     }
 
     /// `base` with the values its key paths reach appended as attributes named by their
@@ -139,19 +143,15 @@ public struct Entity: Sendable, Hashable {
         for (offset, attribute) in derived.enumerated() { indexByName[attribute.name] = base.attributes.count + offset }
         self.indexByName = indexByName
         self.keyPaths = keyPaths
+        var names = [base.name]
+        for join in keyPaths.joins where !names.contains(join.destination.name) { names.append(join.destination.name) }
+        observedNames = names
     }
 
     /// What a read of the entity's rows names after `FROM`: its table, or for an entity
     /// read through key paths, the table joined with the related ones, under its name.
     package var readSource: String { keyPaths?.source ?? Identifier.quoted(name) }
 
-    /// The entities whose changes reach rows of this one: itself, and those its key paths
-    /// lead to.
-    var observedNames: [String] {
-        var names = [name]
-        for join in keyPaths?.joins ?? [] where !names.contains(join.destination.name) { names.append(join.destination.name) }
-        return names
-    }
 
     /// How many of ``attributes`` are the stored entity's (the rest are key-path values).
     var storedAttributeCount: Int { keyPaths?.storedCount ?? attributes.count }

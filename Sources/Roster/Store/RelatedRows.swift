@@ -12,6 +12,9 @@ struct RelatedRows {
     static let capacity = 65_536
     private var rows: [String: [Value: [Value]?]] = [:]
 
+    /// Whether no object is kept (no live query reads through a key path).
+    var isEmpty: Bool { rows.isEmpty }
+
     /// The object of `entity` with `key`, as committed at the cursor: `.some(nil)` when it
     /// is known that there is none, nil when it is not known.
     func row(of entity: String, key: Value) -> [Value]?? {

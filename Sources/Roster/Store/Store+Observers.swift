@@ -134,6 +134,16 @@ extension Store {
         return true
     }
 
+    /// Every entity some observer needs the changes of.
+    private func observedNames() -> Set<String> {
+        var names = Set<String>()
+        for registration in observers {
+            guard let observer = registration.observer else { continue }
+            for name in observer.observedEntityNames { names.insert(name) }
+        }
+        return names
+    }
+
     /// Starts the tracking that live queries began waiting for during a delivery or a
     /// transaction (``pendingTracking``), outside any transaction, before a round's read
     /// transaction begins.
@@ -143,7 +153,7 @@ extension Store {
     ///   pending, and are tried again at the next delivery).
     private func startPendingTracking() -> (started: Set<String>, failed: [String: StoreError]) {
         guard !pendingTracking.isEmpty, !isInTransaction else { return ([], [:]) }
-        let observed = Set(observers.flatMap { $0.observer?.observedEntityNames ?? [] })
+        let observed = observedNames()
         pendingTracking.formIntersection(observed)
         guard !pendingTracking.isEmpty else { return ([], [:]) }
         let names = pendingTracking.sorted()
@@ -171,7 +181,7 @@ extension Store {
             observers.removeAll { $0.observer == nil }
             // Before the read transaction, so that it sees every commit not logged for them.
             let pending = startPendingTracking()
-            let names = Set(observers.flatMap { $0.observer?.observedEntityNames ?? [] })
+            let names = observedNames()
             // An entity whose tracking is still to start has no changes to read yet.
             let entities = names.subtracting(pendingTracking).compactMap { entitiesByName[$0] }
             var changes: CommittedChanges?
@@ -193,10 +203,12 @@ extension Store {
             // changes it again, so the next poll sees that commit.
             storage.noteCommittedState()
             // Before the observers read through key paths: the related objects as committed now.
-            if let changes, schema.isEmpty {
-                relatedRows.take(changes, collected: Set(entities.map(\.name)))
-            } else if changes != nil {
-                relatedRows = RelatedRows()
+            if let changes, !relatedRows.isEmpty {
+                if schema.isEmpty {
+                    relatedRows.take(changes, collected: Set(entities.map(\.name)))
+                } else {
+                    relatedRows = RelatedRows()
+                }
             }
             if !schema.broken.isEmpty { hasFailedDelivery = true }
             if let changes {
