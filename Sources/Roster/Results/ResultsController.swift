@@ -127,7 +127,9 @@ public final class ResultsController: LiveQueryRequest {
     ///
     /// With a window set before the first fetch, only the window's rows are read: the
     /// first window is there at once, at any size, and the whole results follow at the
-    /// first commit that touches the entity or at ``loadResults()`` (see ``counts``).
+    /// first commit that touches the entity or at ``loadResults()`` (see ``counts``). A
+    /// request with aggregates reads them whole at the fetch, in one unsorted pass over the
+    /// objects that match, window or not.
     ///
     /// - Throws: ``StoreError/database(_:)`` when the query fails;
     ///   ``StoreError/Code/invalidWindow`` when the window's anchor is not in the results.

@@ -41,19 +41,8 @@ extension SQLiteStorage {
 
     func keys(of entity: Entity, whereColumn column: String, in values: [Value]) throws(StoreError) -> [Value] {
         var keys: [Value] = []
-        var start = 0
-        do {
-            while start < values.count {
-                let chunk = Array(values[start..<min(start + 500, values.count)])
-                start += chunk.count
-                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                let statement = try cachedReaderStatement("SELECT \(Identifier.quoted(entity.key.name)) FROM \(entity.readSource) WHERE \(Identifier.quoted(column)) IN (\(placeholders))")
-                defer { statement.reset() }
-                try statement.bind(chunk)
-                while try statement.step() { keys.append(statement.column(0, as: entity.key.type)) }
-            }
-        } catch {
-            throw .database(error)
+        try select(Identifier.quoted(entity.key.name), from: entity, where: column, in: values) { statement in
+            keys.append(statement.column(0, as: entity.key.type))
         }
         return keys
     }
@@ -61,25 +50,31 @@ extension SQLiteStorage {
     func committedRows(of entity: Entity, keys: [Value]) throws(StoreError) -> [Value: [Value]] {
         let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         var rows: [Value: [Value]] = [:]
+        try select(columns, from: entity, where: entity.key.name, in: keys) { statement in
+            let row = entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) }
+            rows[row[entity.keyIndex]] = row
+        }
+        return rows
+    }
+
+    /// Steps `SELECT columns FROM entity WHERE column IN (values)`, 500 values a statement
+    /// (under SQLite's default limit of bound parameters), handing `body` each row.
+    private func select(_ columns: String, from entity: Entity, where column: String, in values: [Value],
+                        _ body: (Statement) -> Void) throws(StoreError) {
         var start = 0
         do {
-            // Under SQLite's default limit of bound parameters.
-            while start < keys.count {
-                let chunk = Array(keys[start..<min(start + 500, keys.count)])
+            while start < values.count {
+                let chunk = Array(values[start..<min(start + 500, values.count)])
                 start += chunk.count
                 let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                let statement = try cachedReaderStatement("SELECT \(columns) FROM \(entity.readSource) WHERE \(Identifier.quoted(entity.key.name)) IN (\(placeholders))")
+                let statement = try cachedReaderStatement("SELECT \(columns) FROM \(entity.readSource) WHERE \(Identifier.quoted(column)) IN (\(placeholders))")
                 defer { statement.reset() }
                 try statement.bind(chunk)
-                while try statement.step() {
-                    let row = entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) }
-                    rows[row[entity.keyIndex]] = row
-                }
+                while try statement.step() { body(statement) }
             }
         } catch {
             throw .database(error)
         }
-        return rows
     }
 
     func forEachCommittedRow(_ query: BoundQuery, reading attributes: Set<Int>, _ body: ([Value]) -> Void) throws(StoreError) {
