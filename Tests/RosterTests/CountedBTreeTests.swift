@@ -39,6 +39,59 @@ import Testing
         tree._checkInvariants()
     }
 
+    @Test("edits by rank, mixed with edits by comparison, match a sorted array", arguments: CountedBTreeShape.all, [4, 5] as [UInt64])
+    func editsByRankMatchASortedArray(shape: CountedBTreeShape, seed: UInt64) {
+        var random = SplitMix64(seed: seed &* 0x9E37_79B9 &+ UInt64(shape.leaf))
+        // Even values, so that an odd value always fits between two neighbours.
+        var reference = (0..<300).map { $0 * 4 }
+        var tree = IntTree(sorted: reference, compare: intOrder, capacities: shape.capacities)
+        for step in 0..<600 {
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0 where !reference.isEmpty:
+                let rank = Int.random(in: 0..<reference.count, using: &random)
+                #expect(tree.remove(atRank: rank) == reference.remove(at: rank), "remove at \(rank), step \(step)")
+            case 1:
+                // A value that sorts at `rank`: between its neighbours.
+                let rank = Int.random(in: 0...reference.count, using: &random)
+                let low = rank == 0 ? -1_000_000 : reference[rank - 1]
+                let high = rank == reference.count ? 1_000_000 : reference[rank]
+                guard high - low > 1 else { continue }
+                let value = Int.random(in: (low + 1)..<high, using: &random)
+                tree.insert(value, atRank: rank)
+                reference.insert(value, at: rank)
+            case 2 where reference.count > 20:
+                // A run moved as a block: removed by rank, shifted past its right
+                // neighbours, inserted by rank, as a renamed section is.
+                let start = Int.random(in: 0..<(reference.count - 10), using: &random)
+                let length = Int.random(in: 1...10, using: &random)
+                let run = (0..<length).map { _ in tree.remove(atRank: start) }
+                #expect(run == Array(reference[start..<(start + length)]), "run at \(start), step \(step)")
+                reference.removeSubrange(start..<(start + length))
+                // Shifted so that no other value falls inside the run (else back where it was).
+                let shift = Int.random(in: -3_000...3_000, using: &random)
+                let target = reference.sortedInsertionIndex(of: run[0] + shift)
+                let fits = target == reference.sortedInsertionIndex(of: run[length - 1] + shift + 1)
+                let moved = fits ? run.map { $0 + shift } : run
+                let rank = fits ? target : start
+                for (offset, value) in moved.enumerated() { tree.insert(value, atRank: rank + offset) }
+                reference.insert(contentsOf: moved, at: rank)
+            default:
+                let value = Int.random(in: -1_000...2_000, using: &random)
+                let rank = reference.sortedInsertionIndex(of: value)
+                if reference.holds(value, at: rank) { continue }
+                #expect(tree.insert(value) == rank)
+                reference.insert(value, at: rank)
+            }
+            #expect(tree.count == reference.count)
+            if step % 50 == 49 {
+                #expect(tree._invariantViolation() == nil, "seed \(seed) \(shape) step \(step)")
+                guard expectEveryPosition(tree, matches: reference) else { return }
+            }
+        }
+        tree._checkInvariants()
+        _ = expectEveryPosition(tree, matches: reference)
+    }
+
     @Test("removing an element that is absent changes nothing")
     func removingAnAbsentElementChangesNothing() {
         var tree = IntTree(sorted: Array(stride(from: 0, to: 200, by: 2)), compare: intOrder,

@@ -85,6 +85,59 @@ extension CountedBTree.Node {
         return rank
     }
 
+    /// Inserts `element` at position `rank` among the elements below this node, which the
+    /// caller owns uniquely; the caller vouches that the order holds there.
+    ///
+    /// - Returns: The upper half of this node when it overflowed and split.
+    /// - Complexity: O(log n), plus O(capacity) on each level; no comparisons.
+    func insert(_ element: Element, atRank rank: Int, capacities: Tree.Capacities) -> Tree.Split? {
+        if isLeaf {
+            elements.insert(element, at: rank)
+            return elements.count > capacities.leaf ? splitLeaf(capacities) : nil
+        }
+        // The child the position falls in; on a boundary the earlier child takes it at its
+        // end, so the later child's first element stays.
+        var slot = 0
+        var before = 0
+        while slot < children.count - 1 && before &+ counts[slot] < rank {
+            before &+= counts[slot]
+            slot &+= 1
+        }
+        makeChildUnique(at: slot)
+        let childSplit = children[slot].insert(element, atRank: rank - before, capacities: capacities)
+        counts[slot] += 1
+        if rank == before { elements[slot] = element }
+        if let childSplit {
+            counts[slot] -= childSplit.count
+            children.insert(childSplit.node, at: slot + 1)
+            counts.insert(childSplit.count, at: slot + 1)
+            elements.insert(childSplit.node.elements[0], at: slot + 1)
+        }
+        return children.count > capacities.inner ? splitInner(capacities) : nil
+    }
+
+    /// Removes the element at position `rank` among the elements below this node, which
+    /// the caller owns uniquely. The node itself may be left underfull; its parent repairs that.
+    ///
+    /// - Returns: The element removed.
+    /// - Complexity: O(log n), plus O(capacity) on each level; no comparisons.
+    func remove(atRank rank: Int, capacities: Tree.Capacities) -> Element {
+        if isLeaf { return elements.remove(at: rank) }
+        var slot = 0
+        var before = 0
+        while before &+ counts[slot] <= rank {
+            before &+= counts[slot]
+            slot &+= 1
+        }
+        makeChildUnique(at: slot)
+        let child = children[slot]
+        let removed = child.remove(atRank: rank - before, capacities: capacities)
+        counts[slot] -= 1
+        if rank == before && counts[slot] > 0 { elements[slot] = child.elements[0] }
+        if child.isUnderfull(capacities) { rebalanceChild(at: slot, capacities) }
+        return removed
+    }
+
     /// Repairs an underfull child together with a neighbour: merges the two when they fit
     /// in one node, otherwise shares their entries evenly, so both end at least half full.
     private func rebalanceChild(at slot: Int, _ capacities: Tree.Capacities) {

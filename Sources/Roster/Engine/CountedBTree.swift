@@ -144,6 +144,47 @@ struct CountedBTree<Element> {
         return rank
     }
 
+    /// Inserts an element at a position the caller knows, without comparing: the element
+    /// must come after the one at `rank - 1` and before the one now at `rank`.
+    ///
+    /// Moving a run of elements that keep their order among themselves (a renamed section
+    /// of a live query) costs no comparisons this way.
+    ///
+    /// - Parameters:
+    ///   - element: The new element.
+    ///   - rank: Its position, in `0...count`.
+    /// - Complexity: O(log n).
+    mutating func insert(_ element: Element, atRank rank: Int) {
+        precondition(rank >= 0 && rank <= count, "CountedBTree.insert(_:atRank:): rank \(rank) is outside 0...\(count)")
+        makeRootUnique()
+        let split = root.insert(element, atRank: rank, capacities: capacities)
+        count += 1
+        if let split {
+            let formerRoot = root
+            root = Node(
+                children: [formerRoot, split.node],
+                counts: [count - split.count, split.count],
+                firstElements: [formerRoot.elements[0], split.node.elements[0]])
+        }
+    }
+
+    /// Removes the element at a position, without comparing.
+    ///
+    /// - Parameter rank: The position, in `0..<count`.
+    /// - Returns: The element that was there.
+    /// - Complexity: O(log n).
+    @discardableResult
+    mutating func remove(atRank rank: Int) -> Element {
+        precondition(rank >= 0 && rank < count, "CountedBTree.remove(atRank:): rank \(rank) is outside 0..<\(count)")
+        makeRootUnique()
+        let removed = root.remove(atRank: rank, capacities: capacities)
+        count -= 1
+        while !root.isLeaf && root.children.count == 1 {
+            root = root.children[0]
+        }
+        return removed
+    }
+
     /// Gives this tree its own root before a change, so the change cannot reach a copy.
     private mutating func makeRootUnique() {
         if !isKnownUniquelyReferenced(&root) {
