@@ -43,9 +43,9 @@ private final class ForwardingBackend: StorageBackend {
     func keys(of entity: Entity, whereAttribute index: Int, equals value: Value) throws(StoreError) -> [Value] {
         try base.keys(of: entity, whereAttribute: index, equals: value)
     }
-    func keys(of entity: Entity, whereColumn column: String, in values: [Value]) throws(StoreError) -> [Value] {
+    func committedRows(of entity: Entity, whereColumn column: String, in values: [Value]) throws(StoreError) -> [Value: [Value]] {
         note()
-        return try base.keys(of: entity, whereColumn: column, in: values)
+        return try base.committedRows(of: entity, whereColumn: column, in: values)
     }
     func forEachCommittedRow(_ query: BoundQuery, reading attributes: Set<Int>, _ body: ([Value]) -> Void) throws(StoreError) {
         note()

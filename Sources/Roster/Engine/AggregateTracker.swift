@@ -35,7 +35,8 @@ struct AggregateTracker: Sendable {
         guard let aggregates = query.aggregates else { return nil }
         self.query = query
         self.aggregates = aggregates
-        total = Group(sums: Array(repeating: AggregateSum(), count: aggregates.terms.count))
+        emptyGroup = Group(sums: Array(repeating: AggregateSum(), count: aggregates.terms.count))
+        total = emptyGroup
     }
 
     /// The query's aggregates over `rows`, each a row of its results.
@@ -76,6 +77,10 @@ struct AggregateTracker: Sendable {
     /// row before was in and joins the group its row now is in.
     mutating func apply(_ touched: [Value: TouchedRow]) {
         let width = query.entity.attributes.count
+        // Rows leaving their groups, then rows joining theirs: a commit's rows of one section
+        // (a renamed feed's) then come in runs, and each run finds its group once.
+        var leaving: [[Value]] = []
+        var joining: [[Value]] = []
         for row in touched.values where row.isChanged {
             // Rows as wide as the request's; any other (none is expected) cannot be placed.
             guard (row.before?.count ?? width) == width, (row.after?.count ?? width) == width else { continue }
@@ -85,9 +90,11 @@ struct AggregateTracker: Sendable {
                !aggregates.referencedAttributes.contains(where: { before[$0] != after[$0] }) {
                 continue
             }
-            if let before { add(before, sign: -1) }
-            if let after { add(after, sign: 1) }
+            if let before { leaving.append(before) }
+            if let after { joining.append(after) }
         }
+        add(leaving, sign: -1)
+        add(joining, sign: 1)
     }
 
     /// Takes `rebuilt`'s groups (the same query's, or a new request's, read again), as a
@@ -132,20 +139,38 @@ struct AggregateTracker: Sendable {
 
     // MARK: Groups
 
-    private var emptyGroup: Group { Group(sums: Array(repeating: AggregateSum(), count: aggregates.terms.count)) }
+    /// A group of no objects, copied (its sums shared until written) wherever a group starts.
+    private let emptyGroup: Group
 
-    /// Adds a row of the results to its section and the total (`sign` 1), or takes it away (-1).
-    private mutating func add(_ row: [Value], sign: Int) {
-        noteHeard(section: query.sectionName(of: row))
-        accumulate(row, sign: sign)
+    /// Adds rows of the results to their sections and the total (`sign` 1), or takes them
+    /// away (-1), a run of rows of one section at a time.
+    private mutating func add(_ rows: [[Value]], sign: Int) {
+        var start = 0
+        while start < rows.count {
+            let name = query.sectionName(of: rows[start])
+            var end = start + 1
+            while end < rows.count && query.sectionName(of: rows[end]) == name { end += 1 }
+            noteHeard(section: name)
+            accumulate(rows[start..<end], in: name, sign: sign)
+            start = end
+        }
     }
 
     private mutating func accumulate(_ row: [Value], sign: Int) {
         let name = query.sectionName(of: row)
-        let (terms, empty) = (aggregates.terms, emptyGroup)
-        // The section's group in place in the dictionary, and each term worked out once.
-        Self.add(row, sign: sign, terms: terms, to: &sections[name, default: empty], and: &total)
+        Self.add(row, sign: sign, terms: aggregates.terms, to: &sections[name, default: emptyGroup], and: &total)
         if sections[name]?.objects == 0 { sections[name] = nil }
+    }
+
+    private mutating func accumulate(_ rows: ArraySlice<[Value]>, in name: Value, sign: Int) {
+        let terms = aggregates.terms
+        // The section's group in place in the dictionary, and each term worked out once.
+        Self.add(rows, sign: sign, terms: terms, to: &sections[name, default: emptyGroup], and: &total)
+        if sections[name]?.objects == 0 { sections[name] = nil }
+    }
+
+    private static func add(_ rows: ArraySlice<[Value]>, sign: Int, terms: [BoundAggregates.Term], to group: inout Group, and total: inout Group) {
+        for row in rows { add(row, sign: sign, terms: terms, to: &group, and: &total) }
     }
 
     private static func add(_ row: [Value], sign: Int, terms: [BoundAggregates.Term], to group: inout Group, and total: inout Group) {

@@ -41,26 +41,40 @@ extension IncrementalResults {
         // The touches stay in the dictionary's order: nothing below depends on it (every
         // list of changes is sorted by rank, and the moves within a section are chosen
         // from elements sorted by their ranks), so sorting the keys (8 % of a bulk commit)
-        // bought nothing.
+        // bought nothing. What is noted of a touch is kept at its index.
+        let blocks = renamedSections(touches)
+        var inBlock = [Bool](repeating: false, count: blocks.isEmpty ? 0 : touches.count)
+        for block in blocks { for member in block.members { inBlock[member] = true } }
+        func isInBlock(_ index: Int) -> Bool { !inBlock.isEmpty && inBlock[index] }
 
         // 1. Before any change: old ranks, paths and section geometry.
-        var old: [Value: (rank: Int, path: IndexPath)] = [:]
+        var old = [(rank: Int, path: IndexPath)?](repeating: nil, count: touches.count)
         var before = SectionGeometry()
         for touch in touches {
             if let name = touch.oldName { before.record(name, from: self) }
             if let name = touch.newName { before.record(name, from: self) }
         }
         // A path is the rank less its section's start, in its section's index: both noted
-        // in the geometry, so no section is looked up again per row.
-        for touch in touches {
+        // in the geometry, so no section is looked up again per row. A renamed section's
+        // rows are where the section was, in the order the block lists them.
+        for block in blocks {
+            let start = before.start[block.from, default: 0]
+            let section = before.index[block.from, default: 0]
+            for (offset, member) in block.members.enumerated() {
+                old[member] = (start + offset, IndexPath(item: offset, section: section))
+            }
+        }
+        for (index, touch) in touches.enumerated() where !isInBlock(index) {
             guard let name = touch.oldName, let rank = rank(ofKey: touch.key) else { continue }
-            old[touch.key] = (rank, before.path(ofRank: rank, in: name))
+            old[index] = (rank, before.path(ofRank: rank, in: name))
         }
 
-        // 2. Change the tree and the arena. The cache keeps only the last rows it can hold:
-        //    storing every row of a bulk commit would only evict the ones stored before.
+        // 2. Change the tree and the arena: renamed sections first, as blocks, then row by
+        //    row. The cache keeps only the last rows it can hold: storing every row of a
+        //    bulk commit would only evict the ones stored before.
         let firstCached = touches.count - cache.capacity
-        for (index, touch) in touches.enumerated() {
+        for block in blocks { move(block, touches: touches, firstCached: firstCached) }
+        for (index, touch) in touches.enumerated() where !isInBlock(index) {
             if let id = arena.id(forKey: touch.key), let newRow = touch.newRow, arena.compare(id, newRow) == 0 {
                 replaceInPlace(key: touch.key, with: newRow, caching: index >= firstCached)
             } else {
@@ -70,12 +84,19 @@ extension IncrementalResults {
         }
 
         // 3. After: new ranks, paths and section geometry.
-        var new: [Value: (rank: Int, path: IndexPath)] = [:]
+        var new = [(rank: Int, path: IndexPath)?](repeating: nil, count: touches.count)
         var after = SectionGeometry()
         for name in before.names { after.record(name, from: self) }
-        for touch in touches {
+        for block in blocks {
+            let start = after.start[block.to, default: 0]
+            let section = after.index[block.to, default: 0]
+            for (offset, member) in block.members.enumerated() {
+                new[member] = (start + offset, IndexPath(item: offset, section: section))
+            }
+        }
+        for (index, touch) in touches.enumerated() where !isInBlock(index) {
             guard let name = touch.newName, let rank = rank(ofKey: touch.key) else { continue }
-            new[touch.key] = (rank, after.path(ofRank: rank, in: name))
+            new[index] = (rank, after.path(ofRank: rank, in: name))
         }
 
         var change = QueryChange()
@@ -94,46 +115,39 @@ extension IncrementalResults {
         var deletes: [(rank: Int, change: ObjectChange<Value>)] = []
         var moves: [(rank: Int, change: ObjectChange<Value>)] = []
         var updates: [(rank: Int, change: ObjectChange<Value>)] = []
-        var staying: [Value: [Touch]] = [:]  // same-section candidates, by section
+        var staying: [Value: [Int]] = [:]  // same-section candidates (touch indexes), by section
         // Ranks within their section of the touched rows each section held and holds.
         var oldTouched: [Value: [Int]] = [:]
         var newTouched: [Value: [Int]] = [:]
         change.removedRows = removedRows
-        for touch in touches {
-            if let name = touch.oldName, let start = before.start[name], let rank = old[touch.key]?.rank {
-                oldTouched[name, default: []].append(rank - start)
-            }
-            if let name = touch.newName, let start = after.start[name], let rank = new[touch.key]?.rank {
-                newTouched[name, default: []].append(rank - start)
-            }
-            switch (touch.oldName, touch.newName) {
-            case (nil, .some):
-                let to = new[touch.key]!
+        for (index, touch) in touches.enumerated() {
+            if let name = touch.oldName, let from = old[index] { oldTouched[name, default: []].append(from.path.item) }
+            if let name = touch.newName, let to = new[index] { newTouched[name, default: []].append(to.path.item) }
+            switch (touch.oldName, touch.newName, old[index], new[index]) {
+            case let (nil, .some, _, to?):
                 inserts.append((to.rank, ObjectChange(type: .insert, item: touch.key, from: nil, to: to.path)))
-            case (.some, nil):
-                let from = old[touch.key]!
+            case let (.some, nil, from?, _):
                 deletes.append((from.rank, ObjectChange(type: .delete, item: touch.key, from: from.path, to: nil)))
-            case let (.some(oldName), .some(newName)):
+            case let (.some(oldName), .some(newName), from?, to?):
                 if oldName != newName {
-                    let to = new[touch.key]!
-                    moves.append((to.rank, ObjectChange(type: .move, item: touch.key, from: old[touch.key]!.path, to: to.path)))
+                    moves.append((to.rank, ObjectChange(type: .move, item: touch.key, from: from.path, to: to.path)))
                 } else {
-                    staying[oldName, default: []].append(touch)
+                    staying[oldName, default: []].append(index)
                 }
-            case (nil, nil):
+            default:
                 break
             }
         }
         for (name, candidates) in staying {
-            let moved = movedItems(in: name, candidates: candidates, old: old, new: new,
+            let moved = movedItems(in: name, candidates: candidates, touches: touches, old: old, new: new,
                                    oldTouched: oldTouched[name, default: []].sorted(), newTouched: newTouched[name, default: []].sorted(),
                                    before: before, after: after)
             for (key, paths) in moved {
                 moves.append((paths.newRank, ObjectChange(type: .move, item: key, from: paths.from, to: paths.to)))
             }
-            for touch in candidates where moved[touch.key] == nil {
-                let from = old[touch.key]!
-                updates.append((from.rank, ObjectChange(type: .update, item: touch.key, from: from.path, to: new[touch.key]!.path)))
+            for candidate in candidates where moved[touches[candidate].key] == nil {
+                guard let from = old[candidate], let to = new[candidate] else { continue }
+                updates.append((from.rank, ObjectChange(type: .update, item: touches[candidate].key, from: from.path, to: to.path)))
             }
         }
         change.group.sectionChanges.sort { ($0.type == .delete ? 0 : 1, $0.index) < ($1.type == .delete ? 0 : 1, $1.index) }
@@ -153,8 +167,8 @@ extension IncrementalResults {
     /// - Parameters:
     ///   - oldTouched: the ranks within the section of every touched row it held, sorted.
     ///   - newTouched: the same for the rows it holds now.
-    private func movedItems(in name: Value, candidates: [Touch],
-                            old: [Value: (rank: Int, path: IndexPath)], new: [Value: (rank: Int, path: IndexPath)],
+    private func movedItems(in name: Value, candidates: [Int], touches: [Touch],
+                            old: [(rank: Int, path: IndexPath)?], new: [(rank: Int, path: IndexPath)?],
                             oldTouched: [Int], newTouched: [Int],
                             before: SectionGeometry, after: SectionGeometry) -> [Value: (from: IndexPath, to: IndexPath, newRank: Int)] {
         let oldStart = before.start[name]!
@@ -173,9 +187,10 @@ extension IncrementalResults {
         }
         var cuts: Set<Int> = [0, untouchedCount]
         var elements: [Element] = []
-        for (index, touch) in candidates.enumerated() {
-            let oldRank = old[touch.key]!.rank - oldStart
-            let newRank = new[touch.key]!.rank - newStart
+        for (index, candidate) in candidates.enumerated() {
+            guard let from = old[candidate], let to = new[candidate] else { continue }
+            let oldRank = from.rank - oldStart
+            let newRank = to.rank - newStart
             let uOld = untouchedBefore(oldRank, in: oldTouched)
             let uNew = untouchedBefore(newRank, in: newTouched)
             cuts.insert(uOld)
@@ -199,8 +214,8 @@ extension IncrementalResults {
         for (index, element) in elements.enumerated() where !kept[index] {
             if let candidate = element.candidate {
                 let touch = candidates[candidate]
-                let to = new[touch.key]!
-                moved[touch.key] = (old[touch.key]!.path, to.path, to.rank)
+                guard let from = old[touch], let to = new[touch] else { continue }
+                moved[touches[touch].key] = (from.path, to.path, to.rank)
             } else if let block = element.block {
                 // Untouched rows that must move (rare: touched rows landed around them).
                 for untouched in block {

@@ -138,7 +138,7 @@ final class IncrementalResults {
     }
 
     /// Where section `name` starts among the rows.
-    private func sectionStart(_ name: Value) -> Int {
+    func sectionStart(_ name: Value) -> Int {
         guard query.sectionIndex != nil else { return 0 }
         arena.probeSection = name
         return tree.insertionRank(of: Self.probeID)
@@ -242,6 +242,29 @@ final class IncrementalResults {
         } else {
             sectionCounts[name] = remaining
         }
+    }
+
+    /// Moves a renamed section's rows (``SectionBlock``) to where their new name sorts, as
+    /// one block: removed and inserted by rank, so no row is compared on the way, and the
+    /// new name placed with one search. The rows keep their order among themselves.
+    ///
+    /// - Parameter firstCached: the first touch index whose row the cache keeps (see
+    ///   ``apply(touched:)``).
+    func move(_ block: SectionBlock, touches: [Touch], firstCached: Int) {
+        guard let first = block.ids.first else { return }
+        let start = sectionStart(block.from)
+        for _ in block.ids { tree.remove(atRank: start) }
+        for (member, id) in zip(block.members, block.ids) {
+            guard let row = touches[member].newRow else { continue }
+            arena.replaceSortValues(id, with: row)
+            if member >= firstCached { cache.store(row, forKey: touches[member].key) } else { cache.replace(row, forKey: touches[member].key) }
+        }
+        sectionCounts[block.from] = nil
+        sectionNames.remove(block.from)
+        let target = tree.insertionRank(of: first)
+        for (offset, id) in block.ids.enumerated() { tree.insert(id, atRank: target + offset) }
+        sectionNames.insert(block.to)
+        sectionCounts[block.to] = block.ids.count
     }
 
     /// Inserts a row, and keeps it in the row cache unless `caching` is false.

@@ -51,9 +51,12 @@ final class Statement {
         case let .integer(number): code = sqlite3_bind_int64(handle, index, number)
         case let .double(number): code = sqlite3_bind_double(handle, index, number)
         case let .bool(flag): code = sqlite3_bind_int64(handle, index, flag ? 1 : 0)
-        case let .string(text):
-            code = text.utf8CString.withUnsafeBufferPointer { buffer in
-                sqlite3_bind_text64(handle, index, buffer.baseAddress, UInt64(buffer.count - 1), csqlite_transient, UInt8(SQLITE_UTF8))
+        case var .string(text):
+            // The string's own UTF-8, with its length (no terminated copy). SQLite binds a
+            // null pointer as NULL: empty text needs a pointer.
+            code = text.withUTF8 { buffer in
+                buffer.baseAddress.map { sqlite3_bind_text64(handle, index, $0, UInt64(buffer.count), csqlite_transient, UInt8(SQLITE_UTF8)) }
+                    ?? sqlite3_bind_text64(handle, index, "", 0, csqlite_transient, UInt8(SQLITE_UTF8))
             }
         case let .invalidUTF8(bytes):
             // Exactly these bytes, as text: SQLite copies them and does not check them.

@@ -39,18 +39,18 @@ extension SQLiteStorage {
         return (above, below)
     }
 
-    func keys(of entity: Entity, whereColumn column: String, in values: [Value]) throws(StoreError) -> [Value] {
-        var keys: [Value] = []
-        try select(Identifier.quoted(entity.key.name), from: entity, where: column, in: values) { statement in
-            keys.append(statement.column(0, as: entity.key.type))
-        }
-        return keys
+    func committedRows(of entity: Entity, whereColumn column: String, in values: [Value]) throws(StoreError) -> [Value: [Value]] {
+        try committedRows(of: entity, where: column, in: values)
     }
 
     func committedRows(of entity: Entity, keys: [Value]) throws(StoreError) -> [Value: [Value]] {
+        try committedRows(of: entity, where: entity.key.name, in: keys)
+    }
+
+    private func committedRows(of entity: Entity, where column: String, in values: [Value]) throws(StoreError) -> [Value: [Value]] {
         let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         var rows: [Value: [Value]] = [:]
-        try select(columns, from: entity, where: entity.key.name, in: keys) { statement in
+        try select(columns, from: entity, where: column, in: values) { statement in
             let row = entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) }
             rows[row[entity.keyIndex]] = row
         }

@@ -16,8 +16,9 @@ extension Store {
     func touchedRows(of entity: Entity, in changes: CommittedChanges) throws(StoreError) -> [Value: TouchedRow] {
         guard let keyPaths = entity.keyPaths else { return changes.rows(of: entity) }
         let own = TouchedRow.shown(changes.rowsByEntity[entity.name] ?? [:], attributeCount: keyPaths.storedCount)
-        // Objects whose related objects changed an attribute the paths read, or came or went.
-        var referring = Set<Value>()
+        // Objects whose related objects changed an attribute the paths read, or came or
+        // went, as they are now.
+        var referring: [Value: [Value]] = [:]
         for (index, join) in keyPaths.joins.enumerated() {
             guard let rows = changes.rowsByEntity[join.destination.name], !rows.isEmpty else { continue }
             let read = keyPaths.readAttributes(ofJoin: index)
@@ -26,24 +27,23 @@ extension Store {
                 return read.contains { $0 < before.count && $0 < after.count && before[$0] != after[$0] } ? key : nil
             }
             guard !keys.isEmpty else { continue }
-            referring.formUnion(try storage.keys(of: entity, whereColumn: join.referenceColumn, in: keys))
+            let found = try storage.committedRows(of: entity, whereColumn: join.referenceColumn, in: keys)
+            if referring.isEmpty { referring = found } else { referring.merge(found) { first, _ in first } }
         }
         var resolver = KeyPathResolver(store: self, entity: entity, keyPaths: keyPaths, changes: changes)
         var touched: [Value: TouchedRow] = [:]
         // The commit's own rows: their key-path values before and now, from the related
         // objects as they were and are (known ones without a query).
         for (key, row) in own where row.isChanged {
-            referring.remove(key)
+            if !referring.isEmpty { referring[key] = nil }
             let after = try row.after.map { stored throws(StoreError) in try resolver.extend(stored, now: true, knownAfter: nil) }
             let before = try row.before.map { stored throws(StoreError) in try resolver.extend(stored, now: false, knownAfter: after) }
             if before != after { touched[key] = TouchedRow(before: before, after: after) }
         }
         guard !referring.isEmpty else { return touched }
-        // Objects the commit did not touch whose related objects changed: read as they are,
-        // with their key-path values before worked out from their stored row.
-        let now = try storage.committedRows(of: entity, keys: Array(referring))
-        for key in referring {
-            guard let after = now[key] else { continue }
+        // Objects the commit did not touch whose related objects changed, with their
+        // key-path values before worked out from their stored row.
+        for (key, after) in referring {
             let before = try resolver.extend(Array(after.prefix(keyPaths.storedCount)), now: false, knownAfter: after)
             if before != after { touched[key] = TouchedRow(before: before, after: after) }
         }
