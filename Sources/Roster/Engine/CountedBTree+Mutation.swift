@@ -85,18 +85,19 @@ extension CountedBTree.Node {
         return rank
     }
 
-    /// Inserts `element` at position `rank` among the elements below this node, which the
-    /// caller owns uniquely; the caller vouches that the order holds there.
+    /// Inserts `run` at position `rank` among the elements below this node, which the
+    /// caller owns uniquely; the caller vouches that the order holds there. At most half a
+    /// leaf at a time, so that one split makes room.
     ///
     /// - Returns: The upper half of this node when it overflowed and split.
     /// - Complexity: O(log n), plus O(capacity) on each level; no comparisons.
-    func insert(_ element: Element, atRank rank: Int, capacities: Tree.Capacities) -> Tree.Split? {
+    func insert(contentsOf run: ArraySlice<Element>, atRank rank: Int, capacities: Tree.Capacities) -> Tree.Split? {
         if isLeaf {
-            elements.insert(element, at: rank)
+            elements.insert(contentsOf: run, at: rank)
             return elements.count > capacities.leaf ? splitLeaf(capacities) : nil
         }
-        // The child the position falls in; on a boundary the earlier child takes it at its
-        // end, so the later child's first element stays.
+        // The child the position falls in; on a boundary the earlier child takes the run at
+        // its end, so the later child's first element stays.
         var slot = 0
         var before = 0
         while slot < children.count - 1 && before &+ counts[slot] < rank {
@@ -104,9 +105,9 @@ extension CountedBTree.Node {
             slot &+= 1
         }
         makeChildUnique(at: slot)
-        let childSplit = children[slot].insert(element, atRank: rank - before, capacities: capacities)
-        counts[slot] += 1
-        if rank == before { elements[slot] = element }
+        let childSplit = children[slot].insert(contentsOf: run, atRank: rank - before, capacities: capacities)
+        counts[slot] += run.count
+        if rank == before { elements[slot] = run[run.startIndex] }
         if let childSplit {
             counts[slot] -= childSplit.count
             children.insert(childSplit.node, at: slot + 1)
@@ -116,13 +117,18 @@ extension CountedBTree.Node {
         return children.count > capacities.inner ? splitInner(capacities) : nil
     }
 
-    /// Removes the element at position `rank` among the elements below this node, which
-    /// the caller owns uniquely. The node itself may be left underfull; its parent repairs that.
+    /// Removes up to `limit` elements from position `rank` on, among the elements below
+    /// this node (which the caller owns uniquely), as many as one leaf holds from there.
+    /// The node itself may be left underfull; its parent repairs that.
     ///
-    /// - Returns: The element removed.
+    /// - Returns: How many elements it removed, at least one.
     /// - Complexity: O(log n), plus O(capacity) on each level; no comparisons.
-    func remove(atRank rank: Int, capacities: Tree.Capacities) -> Element {
-        if isLeaf { return elements.remove(at: rank) }
+    func remove(atRank rank: Int, upTo limit: Int, capacities: Tree.Capacities) -> Int {
+        if isLeaf {
+            let removed = Swift.min(limit, elements.count - rank)
+            elements.removeSubrange(rank..<(rank + removed))
+            return removed
+        }
         var slot = 0
         var before = 0
         while before &+ counts[slot] <= rank {
@@ -131,8 +137,8 @@ extension CountedBTree.Node {
         }
         makeChildUnique(at: slot)
         let child = children[slot]
-        let removed = child.remove(atRank: rank - before, capacities: capacities)
-        counts[slot] -= 1
+        let removed = child.remove(atRank: rank - before, upTo: limit, capacities: capacities)
+        counts[slot] -= removed
         if rank == before && counts[slot] > 0 { elements[slot] = child.elements[0] }
         if child.isUnderfull(capacities) { rebalanceChild(at: slot, capacities) }
         return removed

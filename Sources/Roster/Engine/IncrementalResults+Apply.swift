@@ -4,6 +4,8 @@ extension IncrementalResults {
     /// What a commit did to one key, as this query sees it.
     struct Touch {
         let key: Value
+        /// The row's id before the commit, if it was in the results.
+        let oldID: Int32?
         /// The section the row was in, if it was in the results.
         let oldName: Value?
         /// The row now, if it is in the results.
@@ -34,7 +36,7 @@ extension IncrementalResults {
             if let oldID, newRow == nil {
                 removedRows[key] = rows.before ?? cache.row(forKey: key) ?? arena.partialRow(Int(oldID))
             }
-            touches.append(Touch(key: key, oldName: oldID.map { arena.sectionName($0) },
+            touches.append(Touch(key: key, oldID: oldID, oldName: oldID.map { arena.sectionName($0) },
                                  newRow: newRow, newName: newRow.map { query.sectionName(of: $0) }))
         }
         guard !touches.isEmpty else { return nil }
@@ -52,7 +54,7 @@ extension IncrementalResults {
         var before = SectionGeometry()
         for touch in touches {
             if let name = touch.oldName { before.record(name, from: self) }
-            if let name = touch.newName { before.record(name, from: self) }
+            if let name = touch.newName, name != touch.oldName { before.record(name, from: self) }
         }
         // A path is the rank less its section's start, in its section's index: both noted
         // in the geometry, so no section is looked up again per row. A renamed section's
@@ -73,9 +75,9 @@ extension IncrementalResults {
         //    row. The cache keeps only the last rows it can hold: storing every row of a
         //    bulk commit would only evict the ones stored before.
         let firstCached = touches.count - cache.capacity
-        for block in blocks { move(block, touches: touches, firstCached: firstCached) }
+        for block in blocks { move(block, touches: touches) }
         for (index, touch) in touches.enumerated() where !isInBlock(index) {
-            if let id = arena.id(forKey: touch.key), let newRow = touch.newRow, arena.compare(id, newRow) == 0 {
+            if let id = touch.oldID, let newRow = touch.newRow, arena.compare(id, newRow) == 0 {
                 replaceInPlace(key: touch.key, with: newRow, caching: index >= firstCached)
             } else {
                 if touch.oldName != nil { remove(key: touch.key) }
@@ -121,8 +123,6 @@ extension IncrementalResults {
         var newTouched: [Value: [Int]] = [:]
         change.removedRows = removedRows
         for (index, touch) in touches.enumerated() {
-            if let name = touch.oldName, let from = old[index] { oldTouched[name, default: []].append(from.path.item) }
-            if let name = touch.newName, let to = new[index] { newTouched[name, default: []].append(to.path.item) }
             switch (touch.oldName, touch.newName, old[index], new[index]) {
             case let (nil, .some, _, to?):
                 inserts.append((to.rank, ObjectChange(type: .insert, item: touch.key, from: nil, to: to.path)))
@@ -136,6 +136,13 @@ extension IncrementalResults {
                 }
             default:
                 break
+            }
+        }
+        if !staying.isEmpty {
+            // Only sections with staying rows choose moves, from every touched row they held and hold.
+            for (index, touch) in touches.enumerated() {
+                if let name = touch.oldName, let from = old[index] { oldTouched[name, default: []].append(from.path.item) }
+                if let name = touch.newName, let to = new[index] { newTouched[name, default: []].append(to.path.item) }
             }
         }
         for (name, candidates) in staying {
@@ -262,7 +269,13 @@ struct SectionGeometry {
         IndexPath(item: rank - start[name, default: 0], section: index[name, default: 0])
     }
 
+    /// The name recorded last: a commit's rows often share a section, and comparing is
+    /// cheaper than hashing.
+    private var lastRecorded: Value?
+
     mutating func record(_ name: Value, from results: IncrementalResults) {
+        guard name != lastRecorded else { return }
+        lastRecorded = name
         guard count[name] == nil else { return }
         names.append(name)
         let facts = results.sectionFacts(name)

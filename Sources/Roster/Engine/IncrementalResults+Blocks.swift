@@ -2,7 +2,7 @@ extension IncrementalResults {
     /// A section whose every row moved, in one commit, to a name no row had, each keeping
     /// its other sort values: what renaming a feed does to a list sectioned by
     /// `feed.title`. Its rows keep their order among themselves, so they move as one block
-    /// (``move(_:touches:firstCached:)``) instead of one search per row on the way out,
+    /// (``move(_:touches:)``) instead of one search per row on the way out,
     /// on the way in and for each rank.
     struct SectionBlock {
         /// The section's name before the commit.
@@ -19,21 +19,31 @@ extension IncrementalResults {
     /// the section's size) for each section that qualifies.
     func renamedSections(_ touches: [Touch]) -> [SectionBlock] {
         guard query.sectionIndex != nil, touches.count > 1 else { return [] }
-        var byNewName: [Value: [Int]] = [:]
+        // The touches that change section, grouped by their new section; a run of touches
+        // with one new name (a block's) is grouped without hashing it again.
+        var groups: [(name: Value, members: [Int])] = []
+        var groupOfName: [Value: Int] = [:]
         for (index, touch) in touches.enumerated() {
             guard let oldName = touch.oldName, let newName = touch.newName, oldName != newName else { continue }
-            byNewName[newName, default: []].append(index)
+            if let last = groups.indices.last, groups[last].name == newName {
+                groups[last].members.append(index)
+            } else if let group = groupOfName[newName] {
+                groups[group].members.append(index)
+            } else {
+                groupOfName[newName] = groups.count
+                groups.append((newName, [index]))
+            }
         }
         var blocks: [SectionBlock] = []
         let sortCount = query.sort.attributeIndexes.count
-        for (newName, members) in byNewName where members.count > 1 && sectionCounts[newName] == nil {
+        for (newName, members) in groups where members.count > 1 && sectionCounts[newName] == nil {
             guard let from = touches[members[0]].oldName, sectionCounts[from] == members.count,
                   members.allSatisfy({ touches[$0].oldName == from }) else { continue }
             // Every sort value after the section's is as it was: the order among them holds.
             var memberOfID: [Int32: Int] = [:]
             memberOfID.reserveCapacity(members.count)
             let keepsOrder = members.allSatisfy { member in
-                guard let id = arena.id(forKey: touches[member].key), let row = touches[member].newRow else { return false }
+                guard let id = touches[member].oldID, let row = touches[member].newRow else { return false }
                 memberOfID[id] = member
                 return (1..<sortCount).allSatisfy { arena.sortValue(id, $0) == row[query.sort.attributeIndexes[$0]] }
             }

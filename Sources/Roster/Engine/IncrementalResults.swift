@@ -247,22 +247,20 @@ final class IncrementalResults {
     /// Moves a renamed section's rows (``SectionBlock``) to where their new name sorts, as
     /// one block: removed and inserted by rank, so no row is compared on the way, and the
     /// new name placed with one search. The rows keep their order among themselves.
-    ///
-    /// - Parameter firstCached: the first touch index whose row the cache keeps (see
-    ///   ``apply(touched:)``).
-    func move(_ block: SectionBlock, touches: [Touch], firstCached: Int) {
+    func move(_ block: SectionBlock, touches: [Touch]) {
         guard let first = block.ids.first else { return }
         let start = sectionStart(block.from)
-        for _ in block.ids { tree.remove(atRank: start) }
+        tree.removeSubrange(start..<(start + block.ids.count))
         for (member, id) in zip(block.members, block.ids) {
             guard let row = touches[member].newRow else { continue }
             arena.replaceSortValues(id, with: row)
-            if member >= firstCached { cache.store(row, forKey: touches[member].key) } else { cache.replace(row, forKey: touches[member].key) }
+            // Moved rows are moved cells, not reloaded ones: the cache keeps the rows it
+            // held current and takes no others.
+            cache.replace(row, forKey: touches[member].key)
         }
         sectionCounts[block.from] = nil
         sectionNames.remove(block.from)
-        let target = tree.insertionRank(of: first)
-        for (offset, id) in block.ids.enumerated() { tree.insert(id, atRank: target + offset) }
+        tree.insert(contentsOf: block.ids, atRank: tree.insertionRank(of: first))
         sectionNames.insert(block.to)
         sectionCounts[block.to] = block.ids.count
     }

@@ -50,6 +50,7 @@ extension SQLiteStorage {
     private func committedRows(of entity: Entity, where column: String, in values: [Value]) throws(StoreError) -> [Value: [Value]] {
         let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         var rows: [Value: [Value]] = [:]
+        rows.reserveCapacity(values.count)
         try select(columns, from: entity, where: column, in: values) { statement in
             let row = entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) }
             rows[row[entity.keyIndex]] = row

@@ -32,6 +32,7 @@ extension Store {
         }
         var resolver = KeyPathResolver(store: self, entity: entity, keyPaths: keyPaths, changes: changes)
         var touched: [Value: TouchedRow] = [:]
+        touched.reserveCapacity(own.count + referring.count)
         // The commit's own rows: their key-path values before and now, from the related
         // objects as they were and are (known ones without a query).
         for (key, row) in own where row.isChanged {
@@ -70,9 +71,33 @@ extension Store {
 /// commits or as they are now.
 private struct KeyPathResolver {
     let store: Store
-    let entity: Entity
     let keyPaths: KeyPathColumns
-    let changes: CommittedChanges
+    /// What each join needs, worked out once for every row the commit touched.
+    private let joins: [Join]
+
+    private struct Join {
+        /// Where the reference is in the entity's row (nil: not in it, so nothing to read).
+        let reference: Int?
+        let destination: Entity
+        /// The key-path columns this join fills: their place in the extended row, and the
+        /// attribute of the related object each reads.
+        let columns: [(slot: Int, attribute: Int?)]
+        /// The commits' rows of the related entity.
+        let touched: [Value: TouchedRow]
+    }
+
+    init(store: Store, entity: Entity, keyPaths: KeyPathColumns, changes: CommittedChanges) {
+        self.store = store
+        self.keyPaths = keyPaths
+        joins = keyPaths.joins.enumerated().map { index, join in
+            let destination = join.destination
+            let columns = keyPaths.columns.indices.filter { keyPaths.columns[$0].join == index }.map { column in
+                (keyPaths.storedCount + column, destination.index(of: keyPaths.columns[column].attribute))
+            }
+            return Join(reference: entity.index(of: join.referenceColumn), destination: destination, columns: columns,
+                        touched: changes.rowsByEntity[destination.name] ?? [:])
+        }
+    }
 
     /// `stored` (the object's stored row, before or now) with its key-path values then.
     /// Before the commits, a related object the commits touched is its before-image;
@@ -81,31 +106,27 @@ private struct KeyPathResolver {
     /// not change takes its values from there.
     mutating func extend(_ stored: [Value], now: Bool, knownAfter: [Value]?) throws(StoreError) -> [Value] {
         var row = stored
-        row.reserveCapacity(entity.attributes.count)
+        row.reserveCapacity(stored.count + keyPaths.columns.count)
         row += repeatElement(Value.null, count: keyPaths.columns.count)
-        for (index, join) in keyPaths.joins.enumerated() {
-            guard let reference = entity.index(of: join.referenceColumn) else { continue }
+        for join in joins {
+            guard let reference = join.reference else { continue }
             let key = row[reference]
             guard !key.isNull else { continue }
-            let columns = keyPaths.columns.indices.filter { keyPaths.columns[$0].join == index }
-            let destination = join.destination
-            let touched = changes.rowsByEntity[destination.name]?[key]
+            let touched = join.touched.isEmpty ? nil : join.touched[key]
             if touched == nil, let knownAfter, knownAfter[reference] == key {
                 // Same reference, and the related object untouched: its values are as now.
-                for column in columns { row[keyPaths.storedCount + column] = knownAfter[keyPaths.storedCount + column] }
+                for (slot, _) in join.columns { row[slot] = knownAfter[slot] }
                 continue
             }
             let related: [Value]?
             if let touched {
                 related = now ? touched.after : touched.before
             } else {
-                related = try currentRow(of: destination, key: key)
+                related = try currentRow(of: join.destination, key: key)
             }
             guard let related else { continue }
-            for column in columns {
-                if let attribute = destination.index(of: keyPaths.columns[column].attribute), attribute < related.count {
-                    row[keyPaths.storedCount + column] = related[attribute]
-                }
+            for (slot, attribute) in join.columns {
+                if let attribute, attribute < related.count { row[slot] = related[attribute] }
             }
         }
         return row
