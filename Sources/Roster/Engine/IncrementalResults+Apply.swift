@@ -75,20 +75,24 @@ extension IncrementalResults {
         //    row. The cache keeps only the last rows it can hold: storing every row of a
         //    bulk commit would only evict the ones stored before.
         let firstCached = touches.count - cache.capacity
+        // Whether any row left or entered the tree: when none did, every touched row kept
+        // its sort values, so every rank, section and path is as it was.
+        var treeChanged = !blocks.isEmpty
         for block in blocks { move(block, touches: touches) }
         for (index, touch) in touches.enumerated() where !isInBlock(index) {
             if let id = touch.oldID, let newRow = touch.newRow, arena.compare(id, newRow) == 0 {
                 replaceInPlace(key: touch.key, with: newRow, caching: index >= firstCached)
             } else {
+                treeChanged = true
                 if touch.oldName != nil { remove(key: touch.key) }
                 if let newRow = touch.newRow { insert(newRow, caching: index >= firstCached) }
             }
         }
 
         // 3. After: new ranks, paths and section geometry.
-        var new = [(rank: Int, path: IndexPath)?](repeating: nil, count: touches.count)
-        var after = SectionGeometry()
-        for name in before.names { after.record(name, from: self) }
+        var new = treeChanged ? [(rank: Int, path: IndexPath)?](repeating: nil, count: touches.count) : old
+        var after = treeChanged ? SectionGeometry() : before
+        if treeChanged { for name in before.names { after.record(name, from: self) } }
         for block in blocks {
             let start = after.start[block.to, default: 0]
             let section = after.index[block.to, default: 0]
@@ -96,7 +100,7 @@ extension IncrementalResults {
                 new[member] = (start + offset, IndexPath(item: offset, section: section))
             }
         }
-        for (index, touch) in touches.enumerated() where !isInBlock(index) {
+        for (index, touch) in touches.enumerated() where treeChanged && !isInBlock(index) {
             guard let name = touch.newName, let rank = rank(ofKey: touch.key) else { continue }
             new[index] = (rank, after.path(ofRank: rank, in: name))
         }
@@ -138,7 +142,7 @@ extension IncrementalResults {
                 break
             }
         }
-        if !staying.isEmpty {
+        if !staying.isEmpty && treeChanged {
             // Only sections with staying rows choose moves, from every touched row they held and hold.
             for (index, touch) in touches.enumerated() {
                 if let name = touch.oldName, let from = old[index] { oldTouched[name, default: []].append(from.path.item) }
@@ -146,7 +150,8 @@ extension IncrementalResults {
             }
         }
         for (name, candidates) in staying {
-            let moved = movedItems(in: name, candidates: candidates, touches: touches, old: old, new: new,
+            // Nothing moved when the tree did not change: every staying row is an update.
+            let moved = !treeChanged ? [:] : movedItems(in: name, candidates: candidates, touches: touches, old: old, new: new,
                                    oldTouched: oldTouched[name, default: []].sorted(), newTouched: newTouched[name, default: []].sorted(),
                                    before: before, after: after)
             for (key, paths) in moved {
