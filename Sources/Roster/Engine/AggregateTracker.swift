@@ -47,7 +47,7 @@ struct AggregateTracker: Sendable {
 
     /// Counts a row of the results in, while the aggregates are being built.
     mutating func include(_ row: [Value]) {
-        accumulate(row, sign: 1)
+        accumulate(CollectionOfOne(row), in: query.sectionName(of: row), sign: 1)
     }
 
     // MARK: Reading
@@ -156,20 +156,15 @@ struct AggregateTracker: Sendable {
         }
     }
 
-    private mutating func accumulate(_ row: [Value], sign: Int) {
-        let name = query.sectionName(of: row)
-        Self.add(row, sign: sign, terms: aggregates.terms, to: &sections[name, default: emptyGroup], and: &total)
-        if sections[name]?.objects == 0 { sections[name] = nil }
-    }
-
-    private mutating func accumulate(_ rows: ArraySlice<[Value]>, in name: Value, sign: Int) {
+    /// Adds (or takes away) rows that are all of section `name`, finding its group once.
+    private mutating func accumulate(_ rows: some Collection<[Value]>, in name: Value, sign: Int) {
         let terms = aggregates.terms
         // The section's group in place in the dictionary, and each term worked out once.
         Self.add(rows, sign: sign, terms: terms, to: &sections[name, default: emptyGroup], and: &total)
         if sections[name]?.objects == 0 { sections[name] = nil }
     }
 
-    private static func add(_ rows: ArraySlice<[Value]>, sign: Int, terms: [BoundAggregates.Term], to group: inout Group, and total: inout Group) {
+    private static func add(_ rows: some Collection<[Value]>, sign: Int, terms: [BoundAggregates.Term], to group: inout Group, and total: inout Group) {
         for row in rows { add(row, sign: sign, terms: terms, to: &group, and: &total) }
     }
 

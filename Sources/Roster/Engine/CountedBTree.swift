@@ -115,13 +115,7 @@ struct CountedBTree<Element> {
         makeRootUnique()
         let (rank, split) = root.insert(element, compare: compare, capacities: capacities)
         count += 1
-        if let split {
-            let formerRoot = root
-            root = Node(
-                children: [formerRoot, split.node],
-                counts: [count - split.count, split.count],
-                firstElements: [formerRoot.elements[0], split.node.elements[0]])
-        }
+        if let split { growRoot(with: split) }
         return rank
     }
 
@@ -138,9 +132,7 @@ struct CountedBTree<Element> {
         makeRootUnique()
         guard let rank = root.remove(element, compare: compare, capacities: capacities) else { return nil }
         count -= 1
-        while !root.isLeaf && root.children.count == 1 {
-            root = root.children[0]
-        }
+        shrinkRoot()
         return rank
     }
 
@@ -163,21 +155,9 @@ struct CountedBTree<Element> {
             makeRootUnique()
             let split = root.insert(contentsOf: run[start..<end], atRank: rank + start, capacities: capacities)
             count += end - start
-            if let split {
-                let formerRoot = root
-                root = Node(
-                    children: [formerRoot, split.node],
-                    counts: [count - split.count, split.count],
-                    firstElements: [formerRoot.elements[0], split.node.elements[0]])
-            }
+            if let split { growRoot(with: split) }
             start = end
         }
-    }
-
-    /// Inserts an element at a position the caller knows, without comparing (see
-    /// ``insert(contentsOf:atRank:)``).
-    mutating func insert(_ element: Element, atRank rank: Int) {
-        insert(contentsOf: [element], atRank: rank)
     }
 
     /// Removes the elements at a range of positions, without comparing.
@@ -193,22 +173,24 @@ struct CountedBTree<Element> {
             let removed = root.remove(atRank: ranks.lowerBound, upTo: remaining, capacities: capacities)
             count -= removed
             remaining -= removed
-            while !root.isLeaf && root.children.count == 1 {
-                root = root.children[0]
-            }
+            shrinkRoot()
         }
     }
 
-    /// Removes the element at a position, without comparing.
-    ///
-    /// - Parameter rank: The position, in `0..<count`.
-    /// - Returns: The element that was there.
-    /// - Complexity: O(log n).
-    @discardableResult
-    mutating func remove(atRank rank: Int) -> Element {
-        let element = self[rank]
-        removeSubrange(rank..<(rank + 1))
-        return element
+    /// Puts a new root above the root and the upper half it split off.
+    private mutating func growRoot(with split: Split) {
+        let formerRoot = root
+        root = Node(
+            children: [formerRoot, split.node],
+            counts: [count - split.count, split.count],
+            firstElements: [formerRoot.elements[0], split.node.elements[0]])
+    }
+
+    /// Drops roots left with a single child by a removal.
+    private mutating func shrinkRoot() {
+        while !root.isLeaf && root.children.count == 1 {
+            root = root.children[0]
+        }
     }
 
     /// Gives this tree its own root before a change, so the change cannot reach a copy.

@@ -54,7 +54,7 @@ extension IncrementalResults {
         var before = SectionGeometry()
         for touch in touches {
             if let name = touch.oldName { before.record(name, from: self) }
-            if let name = touch.newName, name != touch.oldName { before.record(name, from: self) }
+            if let name = touch.newName { before.record(name, from: self) }
         }
         // A path is the rank less its section's start, in its section's index: both noted
         // in the geometry, so no section is looked up again per row. A renamed section's
