@@ -22,6 +22,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // libpq: the PostgreSQL backend's client (Docs/ScaleOut.md).
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         // The preupdate hook that logs the store's own writes per transaction: C, because it
         // runs for every row a statement changes (Docs/Architecture.md).
         .target(name: "CRosterCapture", dependencies: ["CSQLite"]),
@@ -29,7 +35,7 @@ let package = Package(
         // gives SQLite the same folding: C, because SQLite calls it for every row it reads.
         .target(name: "CRosterText", dependencies: ["CSQLite"]),
         .target(name: "RosterUpdates"),
-        .target(name: "Roster", dependencies: ["CSQLite", "CRosterCapture", "CRosterText", "RosterUpdates"]),
+        .target(name: "Roster", dependencies: ["CSQLite", "CLibPQ", "CRosterCapture", "CRosterText", "RosterUpdates"]),
         .target(name: "RosterScript", dependencies: ["Roster", "RosterUpdates"]),
         // The allocator's bytes in use, for the `memory` scenario (`malloc.h` is not in Glibc's module).
         .target(name: "CRosterBenchmarkSupport"),

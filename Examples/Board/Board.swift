@@ -22,12 +22,36 @@ struct Board: ParsableCommand {
             prints the NSFetchedResultsController-style callbacks beside the batch a list view \
             accepts (moves split, operations inside deleted or inserted sections dropped), then \
             a drag the user already made on screen, saved without being reported back.
+
+            With --shared URL it is one client of a board kept on a PostgreSQL server: run \
+            several at once (Board --shared URL --seed first), each in its own process; each \
+            moves cards and prints every batch it hears, the others' moves included (--clients N: all \
+            N wait for each other, so that each hears every other's moves).
             """)
 
     @Flag(help: "Keep moves in the batch (moveItems) where UIKit allows them.")
     var keepMoves = false
 
+    @Option(help: "Be one client of a board shared on this PostgreSQL server (a URL whose search path names the board's schema).")
+    var shared: String?
+
+    @Flag(help: "With --shared: define the board and put its cards on it, then exit.")
+    var seed = false
+
+    @Option(help: "With --shared: this client's name, which also picks its moves.")
+    var client = "client"
+
+    @Option(help: "With --shared: how many cards this client moves.")
+    var moves = 3
+
+    @Option(help: "With --shared: how many clients take part. Each waits until all are watching before it moves, and until all their moves are in before it prints the final board.")
+    var clients = 1
+
     func run() throws {
+        if let shared {
+            if seed { return try SharedBoard.seed(url: shared) }
+            return try SharedBoard(url: shared, client: client, clients: clients, moves: moves, keepMoves: keepMoves).run()
+        }
         let store = try Store.temporary()
         try store.define(Card.self)
         let board = try ResultsController(store: store, request: FetchRequest(

@@ -22,10 +22,10 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Print the trace for a person to read: each group under its line and query, changes as the examples print them (not JSON).")
     var pretty = false
 
-    @Option(name: [.customLong("store"), .customLong("database")], help: "Create the store at this path instead of a temporary file (it must not exist yet). --database is the same.")
+    @Option(name: [.customLong("store"), .customLong("database")], help: "Create the store at this path instead of a temporary file (it must not exist yet), or on this PostgreSQL server (postgresql://…), in a new schema roster_<random> dropped at exit. --database is the same.")
     var store: String?
 
-    @Flag(help: "Keep the database file after the run.")
+    @Flag(help: "Keep the database file (or the PostgreSQL schema) after the run.")
     var keep = false
 
     @Flag(help: "Keep moves in batches as moveItems instead of splitting them into a delete and an insert.")
@@ -43,14 +43,18 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(1)
         }
         let store: Store
+        let schema: String?
         do {
-            store = try StoreLocation.create(at: self.store, keep: keep)
+            (store, schema) = try StoreLocation.create(at: self.store, keep: keep)
         } catch {
             FileHandle.standardError.write(Data("roster run: \(error)\n".utf8))
             throw ExitCode(1)
         }
-        defer { if !keep { StoreLocation.remove(store, createdAt: self.store) } }
-        if keep { FileHandle.standardError.write(Data("roster run: database kept at \(store.path)\n".utf8)) }
+        defer { if !keep { StoreLocation.remove(store, createdAt: self.store, schema: schema) } }
+        if keep {
+            let place = schema.map { "schema \($0) of \(store.path)" } ?? store.path
+            FileHandle.standardError.write(Data("roster run: database kept at \(place)\n".utf8))
+        }
         let runner = ScriptRunner(store: store, keepsMoves: keepMoves)
         var format = TraceFormat()
         var sawError = false
@@ -104,7 +108,7 @@ struct SQLCommand: ParsableCommand {
     func run() throws {
         // Opening a path that does not exist would make a new, empty database there and
         // report success for SQL that changed no store: a mistyped path must be an error.
-        guard FileManager.default.fileExists(atPath: database) else {
+        guard StoreLocation.isServer(database) || FileManager.default.fileExists(atPath: database) else {
             FileHandle.standardError.write(Data("roster sql: no database at '\(database)' (nothing was created)\n".utf8))
             throw ExitCode(1)
         }

@@ -29,25 +29,48 @@ struct ScriptReadError: Error, CustomStringConvertible {
 
 /// Where `roster run` puts its store: a temporary file, or a new file at a given path.
 enum StoreLocation {
-    /// Creates the store: at `path`, which must not exist yet, or in a new temporary folder.
+    /// Whether `location` names a PostgreSQL server rather than a file.
+    static func isServer(_ location: String?) -> Bool {
+        guard let location else { return false }
+        return location.hasPrefix("postgresql://") || location.hasPrefix("postgres://")
+    }
+
+    /// Creates the store: at `path`, which must not exist yet, or in a new temporary folder;
+    /// on a PostgreSQL URL, in a new schema `roster_<random>` of its own.
     ///
-    /// - Parameter keep: whether the file must outlive the run. A temporary store removes its
-    ///   folder when it is released, so a kept one is an ordinary store in a folder of its own.
-    static func create(at path: String?, keep: Bool) throws -> Store {
+    /// - Parameter keep: whether the file (or schema) must outlive the run. A temporary store
+    ///   removes its folder when it is released, so a kept one is an ordinary store in a
+    ///   folder of its own.
+    /// - Returns: the store, and the schema made for it on a server.
+    static func create(at path: String?, keep: Bool) throws -> (store: Store, schema: String?) {
+        if let path, isServer(path) {
+            let schema = try PostgresSchema.create(at: path)
+            do {
+                return (try Store(postgresURL: schema.url), schema.name)
+            } catch {
+                try? PostgresSchema.drop(schema.name, at: path)
+                throw error
+            }
+        }
         guard let path else {
-            guard keep else { return try Store.temporary() }
+            guard keep else { return (try Store.temporary(), nil) }
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("roster-\(UUID().uuidString)", isDirectory: true)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            return try Store(path: directory.appendingPathComponent("store.sqlite").path)
+            return (try Store(path: directory.appendingPathComponent("store.sqlite").path), nil)
         }
         guard !FileManager.default.fileExists(atPath: path) else {
             throw ScriptReadError("database '\(path)' already exists; roster run starts from a new store")
         }
-        return try Store(path: path)
+        return (try Store(path: path), nil)
     }
 
-    static func remove(_ store: Store, createdAt path: String?) {
+    /// Removes what ``create(at:keep:)`` made: the file, or the schema on the server.
+    static func remove(_ store: Store, createdAt path: String?, schema: String?) {
         guard let path else { return }  // a temporary store removes itself
+        if let schema {
+            try? PostgresSchema.drop(schema, at: path)
+            return
+        }
         for suffix in ["", "-wal", "-shm"] {
             try? FileManager.default.removeItem(atPath: path + suffix)
         }

@@ -26,7 +26,7 @@ struct WatchCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The store's database file (it must exist).")
+    @Option(help: "The store's database file (it must exist), or a PostgreSQL URL whose search path names the store's schema.")
     var store: String
 
     @Option(help: #"The query: a script's query line without "op" and "name", e.g. {"entity":"Post","sort":[["day","desc"]],"section":"day"}."#)
@@ -50,13 +50,14 @@ struct WatchCommand: ParsableCommand {
 
     func run() throws {
         // Like roster sql: a mistyped path must not become a new, empty store.
-        guard FileManager.default.fileExists(atPath: store) else {
+        let onServer = StoreLocation.isServer(store)
+        guard onServer || FileManager.default.fileExists(atPath: store) else {
             FileHandle.standardError.write(Data("roster watch: no store at '\(store)' (nothing was created)\n".utf8))
             throw ExitCode(1)
         }
         let watch: QueryWatch
         do {
-            watch = try QueryWatch(store: Store(path: store), query: query, name: name, keepsMoves: keepMoves)
+            watch = try QueryWatch(store: onServer ? Store(postgresURL: store) : Store(path: store), query: query, name: name, keepsMoves: keepMoves)
         } catch {
             FileHandle.standardError.write(Data("roster watch: \(error)\n".utf8))
             throw ExitCode(1)
@@ -74,15 +75,26 @@ struct WatchCommand: ParsableCommand {
         }
         // Watching starts before the snapshot is printed: a commit made after a reader saw
         // the snapshot is always reported.
-        let monitor = FileChangeMonitor(databasePath: watch.store.path, safetyInterval: .milliseconds(Int64(safetyPoll * 1_000))) {
-            wakeUp.change()
+        let safety = Duration.milliseconds(Int64(safetyPoll * 1_000))
+        let stopMonitor: @Sendable () -> Void
+        if let server = watch.store.serverChannel {
+            // A server notifies commits (LISTEN/NOTIFY); the safety poll covers a lost one.
+            let monitor = ServerChangeMonitor(url: server.url, channel: server.channel, safetyInterval: safety, retryInterval: .milliseconds(100)) {
+                wakeUp.change()
+            }
+            stopMonitor = { monitor.stop() }
+        } else {
+            let monitor = FileChangeMonitor(databasePath: watch.store.path, safetyInterval: safety) {
+                wakeUp.change()
+            }
+            stopMonitor = { monitor.stop() }
+            if monitor.mode == .polling {
+                FileHandle.standardError.write(Data("roster watch: file events are unavailable here; polling every 100 ms\n".utf8))
+            }
         }
         defer {
-            monitor.stop()
+            stopMonitor()
             signals.forEach { $0.cancel() }
-        }
-        if monitor.mode == .polling {
-            FileHandle.standardError.write(Data("roster watch: file events are unavailable here; polling every 100 ms\n".utf8))
         }
 
         var format = TraceFormat()

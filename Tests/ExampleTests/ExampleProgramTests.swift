@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import Roster
 import RosterTestSupport
@@ -84,6 +85,46 @@ struct ExampleProgramTests {
         #expect(steps[4].contains("section delete 0 'D'") && steps[4].contains("deleteSections [0]"))
         #expect(steps[5].contains("(no change reported)"))
         #expect(run.output.components(separatedBy: "valid\n").count == 6)
+    }
+
+    @Test func boardRunsAsSeveralClientsOfOneServer() throws {
+        guard let schema = try PostgresTestSchema.make() else { return }
+        defer { schema.drop() }
+        let seeding = try ProgramRun(program: "Board", arguments: ["--shared", schema.url, "--seed"])
+        #expect(seeding.status == 0, "\(seeding.error)")
+        let clients = ["alice", "bob", "carol"]
+        let url = schema.url
+        let runs = Mutex<[String: (status: Int32, output: String, error: String)]>([:])
+        // A thread each (not concurrentPerform, which runs as many at once as there are
+        // cores): the clients wait for each other, so all must run at once.
+        let finished = DispatchGroup()
+        for client in clients {
+            finished.enter()
+            Thread {
+                defer { finished.leave() }
+                guard let run = try? ProgramRun(program: "Board", arguments: ["--shared", url, "--client", client, "--clients", "3", "--moves", "3"]) else { return }
+                let result = (run.status, run.output, run.error)
+                runs.withLock { $0[client] = result }
+            }.start()
+        }
+        finished.wait()
+        var boards: [String] = []
+        for client in clients {
+            let run = try #require(runs.withLock { $0[client] })
+            #expect(run.status == 0, "\(client): \(run.error)")
+            // It heard its own moves and the others': every card another client moved.
+            let moved = { (output: String) in output.split(separator: "\n").filter { $0.contains("] moved ") }.map { String($0.split(separator: " ")[2]) } }
+            for other in clients where other != client {
+                let theirs = try #require(runs.withLock { $0[other] })
+                for key in moved(theirs.output) {
+                    #expect(run.output.contains("move '\(key)'") || run.output.contains("update '\(key)'"),
+                            "\(client) never heard \(other)'s move of \(key)")
+                }
+            }
+            let final = try #require(run.output.range(of: "final board:"))
+            boards.append(String(run.output[final.lowerBound...]))
+        }
+        #expect(Set(boards).count == 1, "the clients' final boards differ:\n\(clients.map { client in runs.withLock { $0[client].map { "\($0.output)\n\($0.error)" } ?? "" } }.joined(separator: "\n"))")
     }
 
     @Test func boardShowsTheMultiSectionCase() throws {

@@ -11,12 +11,12 @@ struct FloorTests {
     /// The floors from the ground up; folders on one floor may use each other.
     static let floors: [[String]] = [
         ["Values"],
-        ["SQLite"],
+        ["SQLite", "Postgres"],
         ["Schema"],
         ["Query"],
         ["Storage"],
         ["Engine"],
-        ["SQLiteStorage"],
+        ["SQLiteStorage", "PostgresStorage"],
         ["Store"],
         ["Results", "Live", "Records"],
     ]

@@ -40,8 +40,8 @@ struct StoreQueueIsolationTests {
             }
             let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             // The C modules that Roster imports, found through their module maps.
-            let moduleMaps = ["Sources/CSQLite/module.modulemap", "Sources/CRosterCapture/include/module.modulemap",
-                              "Sources/CRosterText/include/module.modulemap"]
+            let moduleMaps = ["Sources/CSQLite/module.modulemap", "Sources/CLibPQ/module.modulemap",
+                              "Sources/CRosterCapture/include/module.modulemap", "Sources/CRosterText/include/module.modulemap"]
                 .map { root.appendingPathComponent($0) }
             guard let modules, moduleMaps.allSatisfy({ FileManager.default.fileExists(atPath: $0.path) }) else { return nil }
             return Compiler(swiftc: swiftc, modules: modules, moduleMaps: moduleMaps)
@@ -59,6 +59,8 @@ struct StoreQueueIsolationTests {
                 "-emit-sil", "-o", "/dev/null", "-parse-as-library", "-swift-version", "6",
                 "-module-cache-path", folder.appendingPathComponent("cache").path,
                 "-I", modules.path,
+                // libpq's header, where Debian puts it (`pkg-config --cflags libpq`).
+                "-Xcc", "-I/usr/include/postgresql",
             ] + moduleMaps.flatMap { ["-Xcc", "-fmodule-map-file=\($0.path)"] } + [file.path])
         }
     }

@@ -51,6 +51,9 @@ public final class FileChangeMonitor: Sendable {
         case fileEvents
         /// By polling every `fallbackInterval`: file-system events are unavailable.
         case polling
+        /// From a PostgreSQL server's notifications (`LISTEN`), with a poll every
+        /// `safetyInterval` in case one is lost: a ``StoreQueue`` on a server watches so.
+        case serverNotifications
     }
 
     /// The database file watched (its `-wal` file is watched too).

@@ -31,16 +31,26 @@ import Synchronization
 /// ```
 public final class StoreQueue: Sendable {
     private let store: SerializedStore
-    /// The database file's path.
+    /// The database file's path; for a store on PostgreSQL, its URL without the password.
     public let path: String
+    /// The server's URL (password included) and the schema's notification channel, for a
+    /// store on PostgreSQL.
+    private let server: (url: String, channel: String)?
     private let poller = Locked<Task<Void, Never>?>(nil)
-    private let watcher = Locked<FileChangeMonitor?>(nil)
+    private let watcher = Locked<ChangeWatch?>(nil)
 
     /// Opens or creates the database file at `path`.
     ///
     /// - Throws: ``StoreError`` as ``Store/init(path:readOnly:)`` does.
     public convenience init(path: String) throws(StoreError) {
         try self.init(store: Store(path: path))
+    }
+
+    /// Opens the store in a PostgreSQL database, as ``Store/init(postgresURL:)`` does.
+    ///
+    /// - Throws: ``StoreError`` as ``Store/init(postgresURL:)`` does.
+    public convenience init(postgresURL url: String) throws(StoreError) {
+        try self.init(store: Store(postgresURL: url))
     }
 
     /// A queue over a new temporary store, removed when the queue is released.
@@ -50,6 +60,7 @@ public final class StoreQueue: Sendable {
 
     private init(store: Store) {
         path = store.path
+        server = store.serverChannel
         self.store = SerializedStore(store)
     }
 
@@ -131,11 +142,18 @@ public final class StoreQueue: Sendable {
     /// Calling it again replaces the watch; ``stopWatching()`` or releasing the queue ends it.
     /// It is independent of ``startPolling(every:)``: use one or the other.
     public func startWatching(safetyPoll: Duration = .seconds(1), fallbackPoll: Duration = .milliseconds(100)) {
-        let monitor = FileChangeMonitor(databasePath: path, safetyInterval: safetyPoll, fallbackInterval: fallbackPoll) { [weak self] in
-            _ = try? self?.pollExternalChanges()
+        let watch: ChangeWatch
+        if let server {
+            watch = .server(ServerChangeMonitor(url: server.url, channel: server.channel, safetyInterval: safetyPoll, retryInterval: fallbackPoll) { [weak self] in
+                _ = try? self?.pollExternalChanges()
+            })
+        } else {
+            watch = .file(FileChangeMonitor(databasePath: path, safetyInterval: safetyPoll, fallbackInterval: fallbackPoll) { [weak self] in
+                _ = try? self?.pollExternalChanges()
+            })
         }
         let previous = watcher.withLock { current in
-            defer { current = monitor }
+            defer { current = watch }
             return current
         }
         previous?.stop()
@@ -156,6 +174,26 @@ public final class StoreQueue: Sendable {
     /// does not watch.
     public var watchMode: FileChangeMonitor.Mode? {
         watcher.withLock { $0?.mode }
+    }
+
+    /// What watches for other processes' or clients' commits.
+    private enum ChangeWatch: Sendable {
+        case file(FileChangeMonitor)
+        case server(ServerChangeMonitor)
+
+        var mode: FileChangeMonitor.Mode {
+            switch self {
+            case let .file(monitor): monitor.mode
+            case .server: .serverNotifications
+            }
+        }
+
+        func stop() {
+            switch self {
+            case let .file(monitor): monitor.stop()
+            case let .server(monitor): monitor.stop()
+            }
+        }
     }
 
     /// Runs `body` with the store under the lock, for the live-results machinery.

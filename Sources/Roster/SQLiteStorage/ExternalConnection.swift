@@ -9,23 +9,43 @@
 /// try other.execute("UPDATE Post SET rank = rank + 1")
 /// try store.pollExternalChanges()   // live queries hear about it now
 /// ```
+///
+/// On a PostgreSQL URL (`postgresql://…`, with the store's schema as its search path) it is
+/// a connection to that server: another client, as `psql` or another machine would be.
 public final class ExternalConnection {
-    private let connection: Connection
+    private let connection: Connection?
+    private let server: ServerConnection?
 
-    /// Opens the file.
+    /// Opens the file, or connects to the server a `postgresql://` URL names.
     ///
     /// - Parameters:
-    ///   - path: the database file.
+    ///   - path: the database file, or a PostgreSQL URL.
     ///   - milliseconds: how long a write waits for another connection's transaction to
-    ///     end before failing with SQLITE_BUSY.
-    /// - Throws: ``StoreError/database(_:)`` when the file cannot be opened.
+    ///     end before failing with SQLITE_BUSY (on a server: `lock_timeout`, then SQLSTATE
+    ///     `55P03`).
+    /// - Throws: ``StoreError/database(_:)`` when the file cannot be opened;
+    ///   ``StoreError/server(_:)`` when the server cannot be reached.
     public init(path: String, busyTimeout milliseconds: Int32 = 5_000) throws(StoreError) {
+        if path.hasPrefix("postgresql://") || path.hasPrefix("postgres://") {
+            connection = nil
+            do {
+                let server = try ServerConnection(url: path)
+                // 0 would mean "wait forever" on a server; "don't wait" is 1 ms there.
+                try server.execute("SET lock_timeout = \(max(milliseconds, 1))")
+                self.server = server
+            } catch {
+                throw .server(error)
+            }
+            return
+        }
+        server = nil
         do {
-            connection = try Connection(path: path)
+            let connection = try Connection(path: path)
+            connection.setBusyTimeout(milliseconds: milliseconds)
+            self.connection = connection
         } catch {
             throw .database(error)
         }
-        connection.setBusyTimeout(milliseconds: milliseconds)
     }
 
     /// Runs SQL (one or more statements, in order) in its own transaction, committed as a
@@ -39,6 +59,19 @@ public final class ExternalConnection {
     ///   ``StoreError/rejectedSQL(_:)`` naming the refused statement. Either way nothing
     ///   is kept.
     public func execute(_ sql: String) throws(StoreError) {
+        if let server {
+            if let refused = ServerSQLGuard.refusal(of: sql) { throw .rejectedSQL(refused) }
+            do throws(ServerError) {
+                try server.execute("BEGIN")
+                try server.execute(sql)
+                try server.execute("COMMIT")
+            } catch {
+                if server.isInTransaction { try? server.execute("ROLLBACK") }
+                throw .server(error)
+            }
+            return
+        }
+        guard let connection else { return }
         do {
             try connection.execute("BEGIN IMMEDIATE")
         } catch {

@@ -253,7 +253,7 @@ enum SchemaCatalog {
                 guard case let .string(name) = statement.column(0), case let .string(definition) = statement.column(1) else {
                     throw StoreError.schemaMismatch(entity: "?", reason: "_roster_entities holds a row that is not text")
                 }
-                entities[name] = try parse(name: name, definition: definition)
+                entities[name] = try EntityDefinition.parse(name: name, definition: definition)
             }
         } catch let error as DatabaseError {
             throw .database(error)
@@ -265,48 +265,11 @@ enum SchemaCatalog {
         return entities
     }
 
-    /// A definition as stored: `key=id;id:string,title:string,feed:string:Feed:nullify,…`
-    /// (a relationship adds its destination and delete rule).
-    static func describe(_ entity: Entity) -> String {
-        "key=\(entity.key.name);" + entity.attributes.map { attribute in
-            let relationship = attribute.relationship.map { ":\($0.destination):\($0.deleteRule.rawValue)" } ?? ""
-            return "\(attribute.name):\(attribute.type.rawValue)\(relationship)"
-        }.joined(separator: ",")
-    }
-
     /// The index the store keeps on a relationship's column, so that finding the objects
     /// that refer to one costs a search, not a scan; named `_roster_ref_Entity.attribute`
     /// (a dot, which no name holds, so that no two relationships share a name).
     static func relationshipIndex(_ entity: Entity, _ attribute: Attribute) -> String {
         "CREATE INDEX IF NOT EXISTS \(Identifier.quoted("_roster_ref_\(entity.name).\(attribute.name)")) ON \(Identifier.quoted(entity.name))(\(Identifier.quoted(attribute.name)));\n"
-    }
-
-    private static func parse(name: String, definition: String) throws(StoreError) -> Entity {
-        let parts = definition.split(separator: ";", maxSplits: 1).map(String.init)
-        guard parts.count == 2, parts[0].hasPrefix("key=") else {
-            throw .schemaMismatch(entity: name, reason: "unreadable definition '\(definition)' in _roster_entities")
-        }
-        var attributes: [Attribute] = []
-        for field in parts[1].split(separator: ",") {
-            let pair = field.split(separator: ":").map(String.init)
-            guard pair.count == 2 || pair.count == 4, let type = AttributeType(rawValue: pair[1]) else {
-                throw .schemaMismatch(entity: name, reason: "unreadable attribute '\(field)' in _roster_entities")
-            }
-            var attribute = Attribute(pair[0], type)
-            if pair.count == 4 {
-                guard let rule = Relationship.DeleteRule(rawValue: pair[3]) else {
-                    throw .schemaMismatch(entity: name, reason: "unreadable relationship '\(field)' in _roster_entities")
-                }
-                attribute.relationship = Relationship(destination: pair[2], deleteRule: rule)
-            }
-            attributes.append(attribute)
-        }
-        do {
-            // Names an older Roster accepted stay readable, reserved or not.
-            return try Entity(name, key: String(parts[0].dropFirst(4)), attributes: attributes, allowingReservedAttributeNames: true)
-        } catch {
-            throw .schema(error)
-        }
     }
 
     /// Adds the columns `migrated` has beyond `existing` to its table and records the new
@@ -344,7 +307,7 @@ enum SchemaCatalog {
             }
             sql += changeLog(for: migrated)
         }
-        sql += "UPDATE _roster_entities SET definition = '\(describe(migrated))' WHERE name = '\(migrated.name)';\nCOMMIT;"
+        sql += "UPDATE _roster_entities SET definition = '\(EntityDefinition.describe(migrated))' WHERE name = '\(migrated.name)';\nCOMMIT;"
         try run(sql, on: connection)
     }
 
@@ -375,7 +338,7 @@ enum SchemaCatalog {
         guard case let .string(text) = definition else {
             throw .schemaMismatch(entity: name, reason: "_roster_entities holds a definition that is not text")
         }
-        return try parse(name: name, definition: text)
+        return try EntityDefinition.parse(name: name, definition: text)
     }
 
     /// Whether the file has a table or view with this name, in any case (as SQLite compares
@@ -425,7 +388,7 @@ enum SchemaCatalog {
         let indexes = entity.attributes.filter { $0.relationship != nil }.map { relationshipIndex(entity, $0) }.joined()
         return """
             CREATE TABLE \(table)(\(columns.joined(separator: ", "))) STRICT;
-            \(indexes)INSERT INTO _roster_entities(name, definition) VALUES ('\(entity.name)', '\(describe(entity))');
+            \(indexes)INSERT INTO _roster_entities(name, definition) VALUES ('\(entity.name)', '\(EntityDefinition.describe(entity))');
 
             """
     }

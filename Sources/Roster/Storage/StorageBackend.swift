@@ -9,8 +9,9 @@
 /// change events above only ever see `Value`s, ``BoundQuery``s, ``OrderedScan``s and
 /// ``CommittedChanges``: nothing of which backend runs.
 ///
-/// ``SQLiteStorage`` is the one backend today. A second (PostgreSQL) conforms to this
-/// protocol; `Docs/Architecture.md` says what each requirement must guarantee.
+/// ``SQLiteStorage`` (a file) and ``PostgresStorage`` (a schema of a shared server)
+/// conform; `Docs/Architecture.md` says what each requirement must guarantee, and
+/// `Docs/ScaleOut.md` how the PostgreSQL backend meets them.
 ///
 /// A backend is used from the store's isolation domain only, like the store itself.
 /// Every method that can fail throws a ``StoreError`` and changes nothing.

@@ -2,9 +2,9 @@
 ///
 /// Every store operation that fails throws a `StoreError` and changes nothing. Its
 /// ``code`` says what kind of failure it is; ``entity``, ``attribute`` and ``key`` say
-/// where, when they apply; ``description`` says it in words. A failure that SQLite, the
-/// predicate parser or an entity definition reported keeps their error
-/// (``databaseError``, ``predicateError``, ``schemaError``).
+/// where, when they apply; ``description`` says it in words. A failure that SQLite, a
+/// PostgreSQL server, the predicate parser or an entity definition reported keeps their
+/// error (``databaseError``, ``serverError``, ``predicateError``, ``schemaError``).
 ///
 /// `StoreError` is a struct, not an enum, so that a later Roster can add a code without
 /// breaking a `switch` in your app (the pattern of GRDB's `DatabaseError` and
@@ -61,6 +61,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let predicate = Code("predicate")
         /// SQLite refused the operation (``StoreError/databaseError``).
         public static let database = Code("database")
+        /// A PostgreSQL server refused the operation, or could not be reached
+        /// (``StoreError/serverError``).
+        public static let server = Code("server")
         /// A window over a live query's results that cannot be placed: a negative count,
         /// or an anchor that is not in the results (``ResultsWindow``).
         public static let invalidWindow = Code("invalidWindow")
@@ -99,19 +102,22 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public let description: String
     /// SQLite's error, for ``Code/database``.
     public let databaseError: DatabaseError?
+    /// The PostgreSQL server's error, for ``Code/server``.
+    public let serverError: ServerError?
     /// The predicate's error, for ``Code/predicate``.
     public let predicateError: QueryPredicateError?
     /// The definition's error, for ``Code/schema``.
     public let schemaError: SchemaError?
 
     init(_ code: Code, _ description: String, entity: String? = nil, attribute: String? = nil, key: Value? = nil,
-         databaseError: DatabaseError? = nil, predicateError: QueryPredicateError? = nil, schemaError: SchemaError? = nil) {
+         databaseError: DatabaseError? = nil, serverError: ServerError? = nil, predicateError: QueryPredicateError? = nil, schemaError: SchemaError? = nil) {
         self.code = code
         self.description = description
         self.entity = entity
         self.attribute = attribute
         self.key = key
         self.databaseError = databaseError
+        self.serverError = serverError
         self.predicateError = predicateError
         self.schemaError = schemaError
     }
@@ -222,6 +228,11 @@ extension StoreError {
     /// SQLite refused the operation.
     public static func database(_ error: DatabaseError) -> StoreError {
         StoreError(.database, error.description, databaseError: error)
+    }
+
+    /// A PostgreSQL server refused the operation, or could not be reached.
+    public static func server(_ error: ServerError) -> StoreError {
+        StoreError(.server, error.description, serverError: error)
     }
 }
 

@@ -110,9 +110,31 @@ extension Store {
         return changed
     }
 
+    /// How many times a write of the store's own transaction is tried when the server
+    /// rolls it back for a serialization failure or a deadlock (``ServerError/isRetryable``).
+    static let maximumWriteAttempts = 4
+
     /// Runs `body` as one atomic write: in a savepoint inside a transaction, or in its own
     /// transaction followed by delivery of the changes.
+    ///
+    /// In its own transaction, a write that the server rolled back for a serialization
+    /// failure or a deadlock is run again, up to ``maximumWriteAttempts`` times, then the
+    /// error is thrown; nothing of a failed attempt is kept. (Inside a caller's
+    /// transaction the caller decides: the whole transaction must run again.)
     func atomically<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        guard !isInTransaction else { return try attempt(body) }
+        var attempts = 1
+        while true {
+            do {
+                return try attempt(body)
+            } catch where error.serverError?.isRetryable == true && attempts < Self.maximumWriteAttempts {
+                attempts += 1
+            }
+        }
+    }
+
+    /// ``atomically(_:)``'s one attempt.
+    private func attempt<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         let outermost = !isInTransaction
         try storage.perform(outermost ? .begin : .savepoint("roster_statement"))
         let result: T

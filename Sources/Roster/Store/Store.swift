@@ -59,8 +59,14 @@ public final class Store {
     /// The folder to remove when a temporary store closes.
     private let temporaryDirectory: URL?
 
-    /// The path of the database file.
+    /// The path of the database file; for a store on PostgreSQL, its URL without the password.
     public var path: String { storage.path }
+
+    /// For a store on PostgreSQL: the URL it connected with (password included) and the
+    /// channel its schema's commits notify, for a watcher's own connection.
+    package var serverChannel: (url: String, channel: String)? {
+        (storage as? PostgresStorage).map { ($0.url, $0.names.channel) }
+    }
 
     /// Opens or creates the database file at `path`.
     ///
@@ -88,6 +94,23 @@ public final class Store {
             throw .database(DatabaseError(code: .cantOpen, message: "cannot create temporary directory \(directory.path): \(error)"))
         }
         return try Store(path: directory.appendingPathComponent("store.sqlite").path, readOnly: false, temporaryDirectory: directory)
+    }
+
+    /// Opens the store in a PostgreSQL database: the entities, live queries and change
+    /// tracking of the schema that the connection's search path names first, shared with
+    /// every other client opened on it (Docs/ScaleOut.md).
+    ///
+    /// - Parameter url: a `postgresql://user:password@host:port/database?…` URL or a
+    ///   `key=value` connection string, read as libpq reads it (its environment variables,
+    ///   `PGPASSWORD` among them, fill what it leaves out). Name the schema with
+    ///   `options=-csearch_path%3Dname`; it must exist. The store's own tables are created
+    ///   in it on first open.
+    /// - Throws: ``StoreError/server(_:)`` when the server cannot be reached, refuses the
+    ///   role or its rights, or the search path names no schema that exists;
+    ///   ``StoreError/schemaMismatch(entity:reason:)`` when the schema holds Roster metadata
+    ///   that cannot be read.
+    public convenience init(postgresURL url: String) throws(StoreError) {
+        try self.init(storage: PostgresStorage(url: url))
     }
 
     private convenience init(path: String, readOnly: Bool, temporaryDirectory: URL?) throws(StoreError) {

@@ -1,0 +1,59 @@
+/// Schemas of their own on a PostgreSQL server, for runs and tests that must not see each
+/// other's entities: `roster run` and the tests work in a new `roster_<random>` schema each,
+/// and drop it when they finish.
+///
+/// ```swift
+/// let scratch = try PostgresSchema.create(at: "postgresql://me@localhost/app")
+/// let store = try Store(postgresURL: scratch.url)   // works in scratch.name
+/// …
+/// try PostgresSchema.drop(scratch.name, at: "postgresql://me@localhost/app")
+/// ```
+public enum PostgresSchema {
+    /// Creates a schema named `roster_` and 16 random hexadecimal digits.
+    ///
+    /// - Returns: its name, and `url` with the schema as its search path
+    ///   (`options=-csearch_path%3D<name>` added to its query).
+    /// - Throws: ``StoreError/server(_:)`` when the server cannot be reached or the role
+    ///   may not create schemas.
+    public static func create(at url: String) throws(StoreError) -> (name: String, url: String) {
+        let name = "roster_" + String(UInt64.random(in: .min ... .max), radix: 16).leftPadded(to: 16)
+        do throws(ServerError) {
+            let connection = try ServerConnection(url: url)
+            defer { connection.close() }
+            try connection.execute("CREATE SCHEMA \(Identifier.quoted(name))")
+        } catch {
+            throw .server(error)
+        }
+        return (name, Self.url(url, searchPath: name))
+    }
+
+    /// Drops a schema and everything in it (`DROP SCHEMA … CASCADE`); nothing when it does
+    /// not exist.
+    ///
+    /// - Throws: ``StoreError/server(_:)`` when the server cannot be reached or refuses.
+    public static func drop(_ name: String, at url: String) throws(StoreError) {
+        do throws(ServerError) {
+            let connection = try ServerConnection(url: url)
+            defer { connection.close() }
+            try connection.execute("DROP SCHEMA IF EXISTS \(Identifier.quoted(name)) CASCADE")
+        } catch {
+            throw .server(error)
+        }
+    }
+
+    /// `url` with `schema` as its search path: a URL gains `options=-csearch_path%3D<schema>`
+    /// in its query; a `key=value` string gains `options='-csearch_path=<schema>'`.
+    public static func url(_ url: String, searchPath schema: String) -> String {
+        if url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") {
+            return url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
+        }
+        return url + " options='-csearch_path=\(schema)'"
+    }
+}
+
+extension String {
+    /// The string with zeros before it, up to `length` characters.
+    fileprivate func leftPadded(to length: Int) -> String {
+        String(repeating: "0", count: max(length - count, 0)) + self
+    }
+}

@@ -1,0 +1,266 @@
+/// Change tracking over the schema's change log: reading it in the reader's snapshots,
+/// creating an entity's log when a live query first watches it, pruning it, and checking
+/// what other clients did to the schema.
+extension PostgresStorage {
+    /// A server is never moved out from under the store; a broken connection is an error
+    /// of the read that met it, and the next read reconnects.
+    var hasMoved: Bool { false }
+
+    func hasChangedSinceLastCheck() throws(StoreError) -> Bool {
+        guard newestInRead == nil else { return false }
+        let newest = try reading { connection throws(ServerError) in
+            // Notifications only wake a watcher (``ServerChangeMonitor``); the number decides.
+            _ = try connection.drainNotifications()
+            return try Self.newest(names, on: connection)
+        }
+        defer { notedNewest = newest }
+        return newest != notedNewest
+    }
+
+    func beginCommittedRead() throws(StoreError) {
+        try reading { connection throws(ServerError) in
+            try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            do throws(ServerError) {
+                newestInRead = try Self.newest(names, on: connection)
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    func endCommittedRead(abandon: Bool) {
+        newestInRead = nil
+        try? reader.execute(abandon ? "ROLLBACK" : "COMMIT")
+    }
+
+    /// The newest commit number the read transaction sees (or the reader now, outside one).
+    private func newestVisible() throws(StoreError) -> Int64 {
+        if let newestInRead { return newestInRead }
+        return try reading { connection throws(ServerError) in try Self.newest(names, on: connection) }
+    }
+
+    func isAtNewestChange() throws(StoreError) -> Bool {
+        try newestVisible() == cursor
+    }
+
+    func collectChanges(of entities: [Entity]) throws(StoreError) -> CommittedChanges? {
+        let newest = try newestVisible()
+        guard newest > cursor else { return nil }
+        var changes = CommittedChanges(through: newest)
+        let prunedThrough = try reading { connection throws(ServerError) in try Self.meta("pruned_through", names, on: connection) }
+        let isNewlyPruned = prunedThrough > cursor && prunedThrough > knownPrunedThrough
+        knownPrunedThrough = prunedThrough
+        if isNewlyPruned {
+            changes.resync = .logPruned
+        } else {
+            for entity in entities where entitiesWithChangeLog.contains(entity.name) {
+                changes.rowsByEntity[entity.name] = try touchedRows(of: entity, after: cursor, through: newest)
+            }
+        }
+        cursor = newest
+        deliveriesSincePrune += 1
+        return changes
+    }
+
+    var changeLogPosition: Int64 { cursor }
+
+    func changes(of entity: Entity, since position: Int64) throws(StoreError) -> CommittedChanges {
+        let newest = try newestVisible()
+        var changes = CommittedChanges(through: newest)
+        let prunedThrough = try reading { connection throws(ServerError) in try Self.meta("pruned_through", names, on: connection) }
+        guard prunedThrough <= position, position <= newest else {
+            changes.resync = .logPruned
+            return changes
+        }
+        guard position < newest else { return changes }
+        changes.rowsByEntity[entity.name] = try touchedRows(of: entity, after: position, through: newest)
+        return changes
+    }
+
+    /// Each key the entity's log holds for commits after `first` through `last`: the row
+    /// before its first entry there (the row at `first`), and the row now — one statement,
+    /// the log joined with the commits and with the table.
+    private func touchedRows(of entity: Entity, after first: Int64, through last: Int64) throws(StoreError) -> [Value: TouchedRow] {
+        let attributes = Array(entity.attributes.prefix(entity.storedAttributeCount))
+        let key = Identifier.quoted(entity.key.name)
+        let logged = attributes.map { "l.\(Identifier.quoted($0.name))" }.joined(separator: ", ")
+        let current = attributes.map { "t.\(Identifier.quoted($0.name))" }.joined(separator: ", ")
+        let sql = """
+            SELECT DISTINCT ON (l.\(key)) l._roster_existed, t.\(key) IS NOT NULL, \(logged), \(current)
+            FROM \(names.log(entity.name)) l JOIN \(names.commits) c ON c.xid = l._roster_xid
+            LEFT JOIN \(names.table(entity.name)) t ON t.\(key) = l.\(key)
+            WHERE c.seq > $1 AND c.seq <= $2
+            ORDER BY l.\(key), c.seq, l._roster_ord
+            """
+        let rows = try reading { connection throws(ServerError) in try connection.query(sql, [.integer(first), .integer(last)]) }
+        var touched: [Value: TouchedRow] = [:]
+        touched.reserveCapacity(rows.count)
+        let width = attributes.count
+        for row in 0..<rows.count {
+            let existed = rows.text(row, 0) == "t"
+            let exists = rows.text(row, 1) == "t"
+            let before = attributes.indices.map { rows.value(row, 2 + $0, as: attributes[$0].type) }
+            let after = attributes.indices.map { rows.value(row, 2 + width + $0, as: attributes[$0].type) }
+            let keyValue = before[entity.keyIndex]
+            touched[keyValue] = TouchedRow(before: existed ? before : nil, after: exists ? after : nil)
+        }
+        return touched
+    }
+
+    func storeIdentifier() throws(StoreError) -> String {
+        let identifier = try reading { connection throws(ServerError) in
+            try connection.query("SELECT value FROM \(names.meta) WHERE name = 'store_id'").text(0, 0)
+        }
+        guard let identifier, !identifier.isEmpty else {
+            throw .schemaMismatch(entity: "_roster_meta", reason: "the schema '\(names.schema)' holds no store identifier")
+        }
+        return identifier
+    }
+
+    func changesAtCursor() -> CommittedChanges {
+        CommittedChanges(through: cursor)
+    }
+
+    func noteCommittedState() {
+        if let newestInRead { notedNewest = newestInRead }
+    }
+
+    /// Drops the log of commits that every reader has had time to read: older than the
+    /// retention's age, and not among its newest entries (a commit counts one entry).
+    /// Tried every 64 deliveries; a failure leaves more records, nothing worse.
+    func pruneChanges(of entities: [Entity]) {
+        guard deliveriesSincePrune >= 64, !isInTransaction else { return }
+        deliveriesSincePrune = 0
+        let keep = Int64(min(max(changeLogRetention.minimumEntries, 1), Int.max / 4))
+        let age = changeLogRetention.minimumAge.components
+        let seconds = Double(age.seconds) + Double(age.attoseconds) / 1e18
+        do {
+            try writer.execute("BEGIN")
+            let cutoff = try writer.query("""
+                SELECT coalesce(max(seq), 0) FROM \(names.commits)
+                WHERE seq <= (SELECT coalesce(max(seq), 0) FROM \(names.commits)) - $1::bigint
+                  AND at < now() - make_interval(secs => $2::double precision)
+                """, [.integer(keep), .double(seconds)]).integer(0, 0) ?? 0
+            if cutoff > 0 {
+                let logs = try writer.query("""
+                    SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                    WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname LIKE '\\_roster\\_log\\_%'
+                    """, [.string(names.schema)])
+                for index in 0..<logs.count {
+                    guard let table = logs.text(index, 0) else { continue }
+                    _ = try writer.query("DELETE FROM \(table) WHERE _roster_xid IN (SELECT xid FROM \(names.commits) WHERE seq <= $1)", [.integer(cutoff)])
+                }
+                _ = try writer.query("DELETE FROM \(names.commits) WHERE seq <= $1", [.integer(cutoff)])
+                _ = try writer.query("UPDATE \(names.meta) SET value = greatest(value::bigint, $1)::text WHERE name = 'pruned_through'", [.integer(cutoff)])
+            }
+            try writer.execute("COMMIT")
+        } catch {
+            try? writer.execute("ROLLBACK")
+        }
+    }
+
+    // MARK: Tracking entities
+
+    func isTracking(_ entityName: String) -> Bool {
+        entitiesWithChangeLog.contains(entityName)
+    }
+
+    func findTracking(of entity: Entity) throws(StoreError) -> Bool {
+        let exists = try writing { connection throws(ServerError) in try ServerCatalog.hasChangeLog(of: entity, names, on: connection) }
+        if exists { entitiesWithChangeLog.insert(entity.name) }
+        return exists
+    }
+
+    func startTracking(_ entities: [Entity]) throws(StoreError) {
+        try schemaChange { (connection) throws(StoreError) in
+            var sql = ""
+            for known in entities {
+                let entity = try ServerCatalog.recordedEntity(named: known.name, names, on: connection) ?? known
+                let exists: Bool
+                do throws(ServerError) { exists = try ServerCatalog.hasChangeLog(of: entity, names, on: connection) } catch { throw .server(error) }
+                if !exists { sql += ServerCatalog.changeLog(for: entity, names) }
+            }
+            return sql
+        }
+        entitiesWithChangeLog.formUnion(entities.map(\.name))
+    }
+
+    func checkTable(of entity: Entity, always: Bool) throws(StoreError) {
+        if let problem = try tableProblem(of: entity) { throw problem }
+    }
+
+    /// What is wrong with the entity's table, or nil when it holds the entity's attributes
+    /// with their types.
+    ///
+    /// - Parameter live: whether live queries on it keep going (a delivery's schema check),
+    ///   which the message then says.
+    private func tableProblem(of entity: Entity, live: Bool = false) throws(StoreError) -> StoreError? {
+        let rows = try reading { connection throws(ServerError) in
+            try connection.query("""
+                SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
+                WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped
+                """, [.string(names.table(entity.name))])
+        }
+        guard rows.count > 0 else {
+            guard live else { return .schemaMismatch(entity: entity.name, reason: "the schema '\(names.schema)' has no table '\(entity.name)'") }
+            return .schemaMismatch(entity: entity.name, reason: "its table '\(entity.name)' was dropped or renamed, by another connection: its live queries keep their results until the table fits again")
+        }
+        var types: [String: String] = [:]
+        for row in 0..<rows.count { if let name = rows.text(row, 0) { types[name] = rows.text(row, 1) } }
+        for attribute in entity.attributes.prefix(entity.storedAttributeCount) {
+            let expected = ServerText.columnType(attribute.type).components(separatedBy: " COLLATE").first ?? ""
+            guard let found = types[attribute.name] else {
+                return .schemaMismatch(entity: entity.name, reason: "its table has no column '\(attribute.name)'")
+            }
+            guard found == expected else {
+                return .schemaMismatch(entity: entity.name, reason: "column '\(attribute.name)' is \(found), not \(expected)")
+            }
+        }
+        return nil
+    }
+
+    /// Checks, when the schema changed since the last check, each entity's table, and puts
+    /// back the log of an observed entity another client removed (its live queries
+    /// re-fetch). An entity another client migrated, or whose table fits again after it
+    /// did not, is reported restored: its live queries re-fetch too.
+    ///
+    /// "Changed" is read in one statement: `_roster_meta.schema_version` (bumped by every
+    /// Roster) and a fingerprint of the schema's tables and triggers in the catalog, which
+    /// also moves when `psql` renames, drops, alters or recreates a table.
+    func checkSchema(of entities: [Entity], observed: Set<String>) throws(StoreError) -> SchemaCheck {
+        var check = SchemaCheck()
+        let fingerprint = try reading { connection throws(ServerError) in
+            try connection.query("""
+                SELECT (SELECT value FROM \(names.meta) WHERE name = 'schema_version') || '/' ||
+                    (SELECT coalesce(string_agg(c.oid::text || ':' || c.relname || ':' || c.relnatts || ':' ||
+                        (SELECT count(*) FROM pg_trigger t WHERE t.tgrelid = c.oid), ',' ORDER BY c.oid), '')
+                     FROM pg_class c WHERE c.relnamespace = to_regnamespace($1) AND c.relkind = 'r')
+                """, [.string(ServerCatalog.Names.quoted(names.schema))]).text(0, 0) ?? ""
+        }
+        guard fingerprint != knownFingerprint else { return check }
+        knownFingerprint = fingerprint
+        var missingLogs: [Entity] = []
+        for entity in entities {
+            if let problem = try tableProblem(of: entity, live: true) {
+                check.broken[entity.name] = problem
+                brokenEntities.insert(entity.name)
+                continue
+            }
+            if brokenEntities.remove(entity.name) != nil { check.restored.insert(entity.name) }
+            if let recorded = try ServerCatalog.recordedEntity(named: entity.name, names, on: reader),
+               recorded.attributes != entity.attributes.prefix(entity.storedAttributeCount).map({ $0 }) {
+                check.restored.insert(entity.name)
+            }
+            if observed.contains(entity.name) {
+                let exists = try reading { connection throws(ServerError) in try ServerCatalog.hasChangeLog(of: entity, names, on: connection) }
+                if !exists {
+                    missingLogs.append(entity)
+                    check.restored.insert(entity.name)
+                }
+            }
+        }
+        if !missingLogs.isEmpty, !isInTransaction { try startTracking(missingLogs) }
+        return check
+    }
+}

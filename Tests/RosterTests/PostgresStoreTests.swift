@@ -1,0 +1,245 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Roster
+import RosterTestSupport
+
+/// The PostgreSQL backend against a real server (Docs/ScaleOut.md): commits of other
+/// clients in any order, rollbacks and failed statements, concurrent writers, broken
+/// connections, lost notifications, retried conflicts. Each test works in a schema of its
+/// own; without a server (and not under CI) they skip.
+@Suite("PostgreSQL store")
+struct PostgresStoreTests {
+    static let item = try! Entity("Item", key: "id", attributes: [Attribute("id", .string), Attribute("rank", .integer)])
+
+    /// A store on a new schema with `Item` defined, a live query on it by rank, and its recorder.
+    final class Fixture {
+        let schema: PostgresTestSchema
+        let store: Store
+        let controller: ResultsController
+        let recorder = GroupRecorder()
+
+        init?() throws {
+            guard let schema = try PostgresTestSchema.make() else { return nil }
+            self.schema = schema
+            store = try Store(postgresURL: schema.url)
+            try store.define(PostgresStoreTests.item)
+            controller = try ResultsController(store: store, request: FetchRequest(entity: "Item", sortKeys: [SortKey("rank")]))
+            controller.delegate = recorder
+            try controller.performFetch()
+        }
+
+        deinit { schema.drop() }
+
+        var keys: [Value] { (try? controller.fetchedObjects.map(\.key)) ?? [] }
+
+        /// The keys a fresh query reads now, in order.
+        func freshKeys() throws -> [Value] {
+            let fresh = try ResultsController(store: store, request: FetchRequest(entity: "Item", sortKeys: [SortKey("rank")]))
+            try fresh.performFetch()
+            return try fresh.fetchedObjects.map(\.key)
+        }
+
+        /// The keys inserted by the groups recorded since the last call, in order.
+        func insertedKeys() -> [Value] {
+            recorder.takeGroups().flatMap { $0.objectChanges.compactMap { $0.type == .insert ? $0.item : nil } }
+        }
+    }
+
+    @Test func aTransactionThatCommitsAfterALaterOneIsNotSkipped() throws {
+        guard let fixture = try Fixture() else { return }
+        // A logs its row first but commits last; B logs later and commits first. A reader
+        // that went by the order rows were logged would pass A's row while it was invisible
+        // and never come back to it.
+        let a = try ServerConnection(url: fixture.schema.url)
+        try a.execute("BEGIN")
+        try a.execute(#"INSERT INTO "Item" VALUES ('a', 1)"#)
+        try ExternalConnection(path: fixture.schema.url).execute(#"INSERT INTO "Item" VALUES ('b', 2)"#)
+        try fixture.store.pollExternalChanges()
+        #expect(fixture.insertedKeys() == ["b"])
+        try a.execute("COMMIT")
+        #expect(try fixture.store.pollExternalChanges())
+        #expect(fixture.insertedKeys() == ["a"])
+        #expect(fixture.keys == ["a", "b"])
+    }
+
+    @Test func rollbacksAndStatementsThatFailHalfWayReportNothing() throws {
+        guard let fixture = try Fixture() else { return }
+        try fixture.store.write {
+            for rank in 1...4 { try fixture.store.insert("Item", ["id": .string("i\(rank)"), "rank": .integer(Int64(rank))]) }
+        }
+        _ = fixture.recorder.takeGroups()
+        let other = try ServerConnection(url: fixture.schema.url)
+        try other.execute("BEGIN")
+        try other.execute(#"UPDATE "Item" SET rank = rank + 10"#)
+        try other.execute("ROLLBACK")
+        // Fails at i2 (a division by zero) after changing i1.
+        #expect(throws: StoreError.self) {
+            try ExternalConnection(path: fixture.schema.url).execute(#"UPDATE "Item" SET rank = 10 / (rank - 2)"#)
+        }
+        #expect(!(try fixture.store.pollExternalChanges()))
+        #expect(fixture.recorder.takeGroups().isEmpty)
+        #expect(try fixture.freshKeys() == ["i1", "i2", "i3", "i4"])
+    }
+
+    @Test func concurrentWritersAreEachDeliveredExactlyOnce() throws {
+        guard let fixture = try Fixture() else { return }
+        let writers = 4, rowsEach = 40
+        let url = fixture.schema.url
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: writers) { writer in
+            do {
+                let store = try Store(postgresURL: url)
+                for row in 0..<rowsEach {
+                    try store.insert("Item", ["id": .string("w\(writer)-\(row)"), "rank": .integer(Int64(row * writers + writer))])
+                    if row % 3 == 0 { try store.update("Item", key: .string("w\(writer)-\(row)"), ["rank": .integer(Int64(1_000 + row))]) }
+                }
+            } catch {
+                failures.withLock { $0.append("writer \(writer): \(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        try fixture.store.pollExternalChanges()
+        let inserted = fixture.insertedKeys()
+        #expect(inserted.count == writers * rowsEach)
+        #expect(Set(inserted).count == inserted.count, "a row was inserted twice")
+        #expect(fixture.keys == (try fixture.freshKeys()))
+    }
+
+    @Test func aDroppedConnectionIsReportedAndThenCaughtUpExactly() throws {
+        guard let fixture = try Fixture() else { return }
+        try fixture.store.insert("Item", ["id": "a", "rank": 1])
+        _ = fixture.recorder.takeGroups()
+        // Another client ends the store's two connections (and only those: tests run at once).
+        let storage = try #require(fixture.store.storage as? PostgresStorage)
+        let pids = try [storage.reader, storage.writer].map { try #require($0.query("SELECT pg_backend_pid()").integer(0, 0)) }
+        let admin = try ServerConnection(url: fixture.schema.url)
+        for pid in pids { _ = try admin.query("SELECT pg_terminate_backend($1::int)", [.integer(pid)]) }
+        try ExternalConnection(path: fixture.schema.url).execute(#"INSERT INTO "Item" VALUES ('b', 2)"#)
+        #expect(throws: StoreError.self) { try fixture.store.pollExternalChanges() }
+        #expect(fixture.recorder.errors.contains { $0.code == .server && $0.serverError?.isConnectionFailure == true })
+        // The next poll reads on a new connection, from the same commit number.
+        try fixture.store.pollExternalChanges()
+        #expect(fixture.insertedKeys() == ["b"])
+        // The writer reconnects too.
+        try fixture.store.insert("Item", ["id": "c", "rank": 3])
+        #expect(fixture.insertedKeys() == ["c"])
+        #expect(fixture.keys == ["a", "b", "c"])
+    }
+
+    @Test func aWatcherThatHearsNoNotificationStillDeliversBySafetyPoll() throws {
+        guard let schema = try PostgresTestSchema.make() else { return }
+        defer { schema.drop() }
+        let queue = try StoreQueue(postgresURL: schema.url)
+        try queue.read { try $0.define(PostgresStoreTests.item) }
+        let live = try LiveResults(queue: queue, request: FetchRequest(entity: "Item", sortKeys: [SortKey("rank")]))
+        // A monitor on a channel nobody notifies: only its safety poll can deliver.
+        let polls = Atomic<Int>(0)
+        let monitor = ServerChangeMonitor(url: schema.url, channel: "nobody.notifies.this", safetyInterval: .milliseconds(100), retryInterval: .milliseconds(100)) {
+            polls.add(1, ordering: .relaxed)
+            _ = try? queue.pollExternalChanges()
+        }
+        defer { monitor.stop() }
+        try ExternalConnection(path: schema.url).execute(#"INSERT INTO "Item" VALUES ('a', 1)"#)
+        var change: ResultsChange?
+        for _ in 0..<100 where change == nil {
+            change = try live.takeChange()
+            if change == nil { Thread.sleep(forTimeInterval: 0.02) }
+        }
+        #expect(change?.group.objectChanges.map(\.item) == ["a"])
+        #expect(polls.load(ordering: .relaxed) >= 1)
+    }
+
+    @Test func aWatchingQueueWakesOnANotification() throws {
+        guard let schema = try PostgresTestSchema.make() else { return }
+        defer { schema.drop() }
+        let queue = try StoreQueue(postgresURL: schema.url)
+        try queue.read { try $0.define(PostgresStoreTests.item) }
+        let live = try LiveResults(queue: queue, request: FetchRequest(entity: "Item", sortKeys: [SortKey("rank")]))
+        // A safety poll far longer than the test: only the notification can wake it in time.
+        queue.startWatching(safetyPoll: .seconds(60))
+        defer { queue.stopWatching() }
+        #expect(queue.watchMode == .serverNotifications)
+        Thread.sleep(forTimeInterval: 0.2)  // the monitor's LISTEN is in place
+        let start = ContinuousClock.now
+        try ExternalConnection(path: schema.url).execute(#"INSERT INTO "Item" VALUES ('a', 1)"#)
+        var change: ResultsChange?
+        while change == nil && ContinuousClock.now - start < .seconds(5) {
+            change = try live.takeChange()
+            if change == nil { Thread.sleep(forTimeInterval: 0.005) }
+        }
+        #expect(change?.group.objectChanges.map(\.item) == ["a"])
+        #expect(ContinuousClock.now - start < .seconds(2))
+    }
+
+    @Test func aSerializationFailureIsRetriedThenReported() throws {
+        guard let fixture = try Fixture() else { return }
+        // A statement that fails as a serialization failure until the sequence (which no
+        // rollback takes back) reaches a number.
+        try ExternalConnection(path: fixture.schema.url).execute("CREATE SEQUENCE attempts")
+        func flaky(until number: Int) -> String {
+            "DO $$ BEGIN IF nextval('attempts') < \(number) THEN RAISE EXCEPTION 'conflict' USING ERRCODE = '40001'; END IF; END $$"
+        }
+        try fixture.store.execute(flaky(until: 3))
+        let other = try ServerConnection(url: fixture.schema.url)
+        #expect(try other.query("SELECT last_value FROM attempts").integer(0, 0) == 3)
+        do {
+            try fixture.store.execute(flaky(until: 100))
+            Issue.record("a statement that always conflicts succeeded")
+        } catch {
+            #expect(error.serverError?.isRetryable == true)
+        }
+        #expect(try other.query("SELECT last_value FROM attempts").integer(0, 0) == 3 + Int64(Store.maximumWriteAttempts))
+        #expect(!fixture.store.isInTransaction)
+    }
+
+    @Test func badURLsAndDeadServersAreClearErrors() throws {
+        for url in ["postgresql://nobody@127.0.0.1:1/none", "postgresql://%zz", "not a url at all = ="] {
+            do {
+                _ = try Store(postgresURL: url)
+                Issue.record("\(url) opened")
+            } catch {
+                #expect(error.code == .server)
+                #expect(error.description.contains("PostgreSQL"))
+            }
+        }
+        guard let server = try PostgresTestServer.url() else { return }
+        // A search path that names no schema that exists.
+        do {
+            _ = try Store(postgresURL: PostgresSchema.url(server, searchPath: "roster_no_such_schema"))
+            Issue.record("a store opened on a schema that does not exist")
+        } catch {
+            #expect(error.description.contains("names no schema"))
+        }
+    }
+
+    @Test func textThatPostgreSQLCannotHoldIsRefusedAndNothingIsWritten() throws {
+        guard let fixture = try Fixture() else { return }
+        let text = try Entity("Note", key: "id", attributes: [Attribute("id", .string), Attribute("body", .string)])
+        try fixture.store.define(text)
+        #expect(throws: StoreError.self) { try fixture.store.insert("Note", ["id": "n1", "body": "a\u{0}b"]) }
+        #expect(try fixture.store.fetch("Note", key: "n1") == nil)
+        #expect(!fixture.store.isInTransaction)
+    }
+
+    @Test func aNaNThatAnotherClientStoresReadsAsNullAndSortsAsNull() throws {
+        guard let fixture = try Fixture() else { return }
+        let weight = try Entity("Weight", key: "id", attributes: [Attribute("id", .string), Attribute("kg", .double)])
+        try fixture.store.define(weight)
+        let request = FetchRequest(entity: "Weight", predicate: try QueryPredicate("kg != nil"), sortKeys: [SortKey("kg")])
+        let sorted = try ResultsController(store: fixture.store, request: FetchRequest(entity: "Weight", sortKeys: [SortKey("kg")]))
+        let filtered = try ResultsController(store: fixture.store, request: request)
+        try sorted.performFetch()
+        try filtered.performFetch()
+        try ExternalConnection(path: fixture.schema.url).execute(#"INSERT INTO "Weight" VALUES ('a', 2), ('n', 'NaN'), ('b', -1)"#)
+        try fixture.store.pollExternalChanges()
+        #expect(try sorted.fetchedObjects.map(\.key) == ["n", "b", "a"])
+        #expect(try sorted.fetchedObjects.first?["kg"] == .null)
+        #expect(try filtered.fetchedObjects.map(\.key) == ["b", "a"])
+        for controller in [sorted, filtered] {
+            let fresh = try ResultsController(store: fixture.store, request: controller.request)
+            try fresh.performFetch()
+            #expect(fresh.snapshot == controller.snapshot)
+        }
+    }
+}
