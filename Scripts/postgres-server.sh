@@ -12,7 +12,8 @@
 # database `roster_test` owned by it, and prints one line on standard output, the URL
 # postgresql://roster@127.0.0.1:PORT/roster_test. The server's log is DIR/server.log; when
 # the server cannot start, its tail goes to standard error and the status is non-zero.
-# `stop DIR` stops the server (fast shutdown) and removes DIR.
+# `stop DIR` stops the server (fast shutdown) and removes DIR. `restart DIR` restarts it on
+# the same port, for tests of clients that live through a restart.
 #
 # The binaries are found with `pg_config --bindir`, else in the highest
 # /usr/lib/postgresql/*/bin, else on PATH (Debian: `apt-get install postgresql`). initdb
@@ -21,7 +22,7 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 start DIR | stop DIR" >&2
+  echo "usage: $0 start DIR | stop DIR | restart DIR" >&2
   exit 2
 }
 [ $# -eq 2 ] || usage
@@ -85,18 +86,7 @@ start() {
   bindir="$(find_bindir)"
   data=""
 
-  # The server outlives this script, so it must not inherit the caller's descriptors
-  # beyond 0-2: a caller waiting for one to close (Foundation's Process watches a socket
-  # its child inherits; a pipe read to its end) would wait for the server to stop. 255 is
-  # bash's own, reading this script.
-  local fd_path fd
-  for fd_path in /dev/fd/*; do
-    fd="${fd_path##*/}"
-    case "$fd" in
-      0 | 1 | 2 | 255 | *[!0-9]*) ;;
-      *) eval "exec $fd>&-" 2>/dev/null || true ;;
-    esac
-  done
+  close_inherited_descriptors
 
   owner=""
   if [ "$(id -u)" -eq 0 ]; then
@@ -210,8 +200,43 @@ stop() {
   rm -rf "$dir"
 }
 
+# The server outlives this script, so it must not inherit the caller's descriptors beyond
+# 0-2: a caller waiting for one to close (Foundation's Process watches a socket its child
+# inherits; a pipe read to its end) would wait for the server to stop. 255 is bash's own,
+# reading this script.
+close_inherited_descriptors() {
+  local fd_path fd
+  for fd_path in /dev/fd/*; do
+    fd="${fd_path##*/}"
+    case "$fd" in
+      0 | 1 | 2 | 255 | *[!0-9]*) ;;
+      *) eval "exec $fd>&-" 2>/dev/null || true ;;
+    esac
+  done
+}
+
+# Restarts the server in DIR on the same port (pg_ctl keeps the options it started with):
+# what a test of clients that live through a server restart needs.
+restart() {
+  dir="$(cd "$dir" && pwd -P)"
+  [ -e "$dir/$marker" ] || { echo "postgres-server: $dir was not made by '$0 start'" >&2; exit 1; }
+  cd /
+  local data="$dir/data"
+  owner=""
+  if [ "$(id -u)" -eq 0 ]; then owner="$(stat -c %U "$data")"; fi
+  local bindir
+  bindir="$(find_bindir)"
+  close_inherited_descriptors
+  if ! as_owner "$bindir/pg_ctl" restart -D "$data" -l "$dir/server.log" -m fast -w -t "$timeout_seconds" >>"$dir/server.log" 2>&1; then
+    echo "postgres-server: the server did not restart" >&2
+    print_log_tail
+    exit 1
+  fi
+}
+
 case "$command" in
   start) start ;;
   stop) stop ;;
+  restart) restart ;;
   *) usage ;;
 esac

@@ -34,6 +34,10 @@ package enum BenchmarkScenario: String, CaseIterable, Sendable {
     /// A feed reader's list with an unread count per feed: one entry marked read per
     /// commit, batch and counts against re-fetch, diff and `GROUP BY`.
     case unread
+    /// Roster on a PostgreSQL server (`--store URL`): a commit in another process until
+    /// the batch is ready here, against re-fetch and diff over the same server; 20 clients
+    /// hearing one writer; concurrent writers, every change counted.
+    case server
 }
 
 /// What `roster bench` runs: table sizes, commits per kind, scenarios.
@@ -57,6 +61,10 @@ package struct BenchmarkConfiguration: Sendable, Hashable {
     /// The executable that runs `bench-writer`, the other process of the `cross-process`
     /// scenario (`roster` itself); nil skips that scenario.
     package var writerExecutable: String?
+    /// The PostgreSQL server the `server` scenario runs on (`--store URL`); nil skips it.
+    package var serverURL: String?
+    /// How long the `server` scenario's concurrent writers write, in seconds.
+    package var concurrentWriteSeconds: Double = 30
 
     /// Creates a configuration.
     package init(sizes: [Int], iterations: Int, scenarios: [BenchmarkScenario] = BenchmarkScenario.allCases) {

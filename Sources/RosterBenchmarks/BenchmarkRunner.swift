@@ -54,6 +54,7 @@ package struct BenchmarkRunner {
             case .predicate: try PredicateScenario.run(configuration, reporter: reporter)
             case .writes: try WritesScenario.run(configuration, reporter: reporter)
             case .unread: try UnreadScenario.run(configuration, reporter: reporter)
+            case .server: try ServerScenario.run(configuration, reporter: reporter)
             }
             reporter.progress("\(scenario.rawValue) done in \(Format.fixed(Double(MonotonicClock.elapsed(from: start, to: MonotonicClock.now())) / 1e9, decimals: 1)) s")
         }

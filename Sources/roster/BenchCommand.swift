@@ -34,8 +34,11 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Also write one JSON object per measurement (scenario, N, metric, value, unit) to this file.")
     var json: String?
 
-    @Option(help: "Make the benchmark's stores in this existing folder (each in a new folder of its own, removed when done) instead of the temporary folder: to measure on a particular disk.")
+    @Option(help: "Make the benchmark's stores in this existing folder (each in a new folder of its own, removed when done) instead of the temporary folder: to measure on a particular disk. Or a PostgreSQL URL: the server scenario runs there, each size in a schema of its own.")
     var store: String?
+
+    @Option(help: "In the server scenario: how long the concurrent writers write, in seconds (default 30).")
+    var writeSeconds: Double?
 
     func validate() throws {
         _ = try benchmarkConfiguration()
@@ -79,12 +82,18 @@ struct BenchCommand: ParsableCommand {
             guard baselineIterations >= 1 else { throw ValidationError("--baseline-iterations must be at least 1") }
             configuration.baselineIterations = baselineIterations
         }
-        if let store {
+        if let store, store.hasPrefix("postgresql://") || store.hasPrefix("postgres://") {
+            configuration.serverURL = store
+        } else if let store {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: store, isDirectory: &isDirectory), isDirectory.boolValue else {
                 throw ValidationError("--store must name an existing folder; '\(store)' is not one")
             }
             configuration.storeDirectory = store
+        }
+        if let writeSeconds {
+            guard writeSeconds > 0, writeSeconds <= 3_600 else { throw ValidationError("--write-seconds takes seconds from 0 to 3600") }
+            configuration.concurrentWriteSeconds = writeSeconds
         }
         configuration.writerExecutable = Self.executablePath
         if let scenario {

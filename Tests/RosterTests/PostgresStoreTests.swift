@@ -242,4 +242,37 @@ struct PostgresStoreTests {
             #expect(fresh.snapshot == controller.snapshot)
         }
     }
+
+    @Test func aStoreLivesThroughAServerRestartAndCatchesUp() throws {
+        // A server of the test's own: restarting the shared one would break the other tests.
+        let script = Programs.repository.appendingPathComponent("Scripts/postgres-server.sh").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("roster-restart-\(UUID().uuidString)").path
+        let started = try Programs.run(executable: URL(fileURLWithPath: "/bin/bash"), [script, "start", folder])
+        guard started.status == 0 else {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("no server of its own under CI: \(started.output)") }
+            return
+        }
+        defer { _ = try? Programs.run(executable: URL(fileURLWithPath: "/bin/bash"), [script, "stop", folder]) }
+        let server = started.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let schema = try PostgresSchema.create(at: server)
+        let store = try Store(postgresURL: schema.url)
+        try store.define(PostgresStoreTests.item)
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Item", sortKeys: [SortKey("rank")]))
+        let recorder = GroupRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        try store.insert("Item", ["id": "a", "rank": 1])
+        _ = recorder.takeGroups()
+
+        let restarted = try Programs.run(executable: URL(fileURLWithPath: "/bin/bash"), [script, "restart", folder])
+        try #require(restarted.status == 0, "\(restarted.output)")
+        try ExternalConnection(path: schema.url).execute(#"INSERT INTO "Item" VALUES ('b', 2)"#)
+        // The first poll meets the broken connection and says so; the next catches up.
+        #expect(throws: StoreError.self) { try store.pollExternalChanges() }
+        #expect(recorder.errors.contains { $0.serverError?.isConnectionFailure == true })
+        try store.pollExternalChanges()
+        #expect(recorder.takeGroups().flatMap(\.objectChanges).map(\.item) == ["b"])
+        try store.insert("Item", ["id": "c", "rank": 3])
+        #expect(try controller.fetchedObjects.map(\.key) == ["a", "b", "c"])
+    }
 }

@@ -77,6 +77,21 @@ final class ServerConnection {
         try check(result, sql: sql)
     }
 
+    /// Runs statements without parameters in one round trip, and returns the rows of the
+    /// last (`BEGIN …; SELECT …`).
+    func executeReturningLast(_ sql: String) throws(ServerError) -> ServerRows {
+        let handle = try open()
+        let result = PQexec(handle, sql)
+        do {
+            try check(result, sql: sql)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        guard let result else { throw ServerError(sqlState: "08006", message: "the server sent no result", sql: sql) }
+        return ServerRows(result)
+    }
+
     /// Runs one statement with parameters (`$1`, `$2`…, sent as text; the server infers
     /// their types from where they stand) and returns its rows.
     func query(_ sql: String, _ parameters: [Value] = []) throws(ServerError) -> ServerRows {

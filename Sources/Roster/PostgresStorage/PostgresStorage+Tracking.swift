@@ -17,20 +17,44 @@ extension PostgresStorage {
         return newest != notedNewest
     }
 
+    /// Begins the snapshot and reads, in the same round trip, what every delivery needs
+    /// of it: the newest commit number, `pruned_through`, and the schema's fingerprint
+    /// (``checkSchema(of:observed:)``).
     func beginCommittedRead() throws(StoreError) {
         try reading { connection throws(ServerError) in
-            try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             do throws(ServerError) {
-                newestInRead = try Self.newest(names, on: connection)
+                let rows = try connection.executeReturningLast("""
+                    BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
+                    SELECT (SELECT coalesce(max(seq), 0) FROM \(names.commits)),
+                           (SELECT value FROM \(names.meta) WHERE name = 'pruned_through'),
+                           \(schemaFingerprintSQL)
+                    """)
+                newestInRead = rows.integer(0, 0) ?? 0
+                prunedInRead = rows.integer(0, 1) ?? 0
+                fingerprintInRead = rows.text(0, 2) ?? ""
             } catch {
-                try? connection.execute("ROLLBACK")
+                if connection.isInTransaction { try? connection.execute("ROLLBACK") }
                 throw error
             }
         }
     }
 
+    /// An expression for the schema's fingerprint: `schema_version`, then each table's
+    /// identity, name, column count and trigger count. It moves when any client — Roster,
+    /// `psql` — creates, drops, renames or alters a table of the schema, or its triggers.
+    private var schemaFingerprintSQL: String {
+        """
+        (SELECT value FROM \(names.meta) WHERE name = 'schema_version') || '/' ||
+            (SELECT coalesce(string_agg(c.oid::text || ':' || c.relname || ':' || c.relnatts || ':' ||
+                (SELECT count(*) FROM pg_trigger t WHERE t.tgrelid = c.oid), ',' ORDER BY c.oid), '')
+             FROM pg_class c WHERE c.relnamespace = \(ServerText.literal(ServerCatalog.Names.quoted(names.schema)))::regnamespace AND c.relkind = 'r')
+        """
+    }
+
     func endCommittedRead(abandon: Bool) {
         newestInRead = nil
+        prunedInRead = nil
+        fingerprintInRead = nil
         try? reader.execute(abandon ? "ROLLBACK" : "COMMIT")
     }
 
@@ -48,7 +72,12 @@ extension PostgresStorage {
         let newest = try newestVisible()
         guard newest > cursor else { return nil }
         var changes = CommittedChanges(through: newest)
-        let prunedThrough = try reading { connection throws(ServerError) in try Self.meta("pruned_through", names, on: connection) }
+        let prunedThrough: Int64
+        if let prunedInRead {
+            prunedThrough = prunedInRead
+        } else {
+            prunedThrough = try reading { connection throws(ServerError) in try Self.meta("pruned_through", names, on: connection) }
+        }
         let isNewlyPruned = prunedThrough > cursor && prunedThrough > knownPrunedThrough
         knownPrunedThrough = prunedThrough
         if isNewlyPruned {
@@ -225,18 +254,16 @@ extension PostgresStorage {
     /// re-fetch). An entity another client migrated, or whose table fits again after it
     /// did not, is reported restored: its live queries re-fetch too.
     ///
-    /// "Changed" is read in one statement: `_roster_meta.schema_version` (bumped by every
-    /// Roster) and a fingerprint of the schema's tables and triggers in the catalog, which
-    /// also moves when `psql` renames, drops, alters or recreates a table.
+    /// "Changed" is the schema's fingerprint (`_roster_meta.schema_version`, bumped by every
+    /// Roster, and the schema's tables and triggers in the catalog, which also move when
+    /// `psql` renames, drops, alters or recreates a table), read with the snapshot.
     func checkSchema(of entities: [Entity], observed: Set<String>) throws(StoreError) -> SchemaCheck {
         var check = SchemaCheck()
-        let fingerprint = try reading { connection throws(ServerError) in
-            try connection.query("""
-                SELECT (SELECT value FROM \(names.meta) WHERE name = 'schema_version') || '/' ||
-                    (SELECT coalesce(string_agg(c.oid::text || ':' || c.relname || ':' || c.relnatts || ':' ||
-                        (SELECT count(*) FROM pg_trigger t WHERE t.tgrelid = c.oid), ',' ORDER BY c.oid), '')
-                     FROM pg_class c WHERE c.relnamespace = to_regnamespace($1) AND c.relkind = 'r')
-                """, [.string(ServerCatalog.Names.quoted(names.schema))]).text(0, 0) ?? ""
+        let fingerprint: String
+        if let fingerprintInRead {
+            fingerprint = fingerprintInRead
+        } else {
+            fingerprint = try reading { connection throws(ServerError) in try connection.query("SELECT \(schemaFingerprintSQL)").text(0, 0) ?? "" }
         }
         guard fingerprint != knownFingerprint else { return check }
         knownFingerprint = fingerprint

@@ -23,6 +23,10 @@ final class PostgresStorage {
     var notedNewest: Int64 = 0
     /// The newest commit number the current read transaction sees (read once per delivery).
     var newestInRead: Int64?
+    /// `pruned_through` as the current read transaction sees it.
+    var prunedInRead: Int64?
+    /// The schema's fingerprint as the current read transaction sees it.
+    var fingerprintInRead: String?
     /// The `pruned_through` last read.
     var knownPrunedThrough: Int64 = 0
     /// The `schema_version` after the store's own last change of the schema.
@@ -91,6 +95,8 @@ final class PostgresStorage {
     private func reconnectReader() {
         reader.close()
         newestInRead = nil
+        prunedInRead = nil
+        fingerprintInRead = nil
         if let fresh = try? ServerConnection(url: url) { reader = fresh }
     }
 

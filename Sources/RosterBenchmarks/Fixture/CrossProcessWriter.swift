@@ -31,11 +31,19 @@ package enum CrossProcessWriter {
     /// - Throws: `StoreError` or ``BenchmarkError`` when the store cannot be opened or a
     ///   commit fails.
     package static func run(storePath: String, commits: Int, keyPrefix: String, maximumPause: Duration, seed: UInt64) throws {
-        try CommitClock.install()
-        guard FileManager.default.fileExists(atPath: storePath) else {
-            throw BenchmarkError("no store at '\(storePath)'")
+        // On a PostgreSQL server (the `server` scenario) the commit is done when the insert
+        // returns; on a file, SQLite's WAL hook stamps it.
+        let onServer = storePath.hasPrefix("postgresql://") || storePath.hasPrefix("postgres://")
+        let store: Store
+        if onServer {
+            store = try Store(postgresURL: storePath)
+        } else {
+            try CommitClock.install()
+            guard FileManager.default.fileExists(atPath: storePath) else {
+                throw BenchmarkError("no store at '\(storePath)'")
+            }
+            store = try Store(path: storePath)
         }
-        let store = try Store(path: storePath)
         var random = SeededGenerator(seed: seed)
         let (seconds, attoseconds) = maximumPause.components
         let maximumNanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
@@ -49,7 +57,7 @@ package enum CrossProcessWriter {
                 "rank": .integer(-1 - Int64(index)), "score": .double(0), "title": .string("From another process \(index)"),
                 "pinned": .bool(false),
             ])
-            guard let stamp = CommitClock.firstCommitSinceArm else {
+            guard let stamp = onServer ? MonotonicClock.now() : CommitClock.firstCommitSinceArm else {
                 throw BenchmarkError("commit #\(index) was not stamped")
             }
             FileHandle.standardOutput.write(Data("\(index) \(stamp)\n".utf8))

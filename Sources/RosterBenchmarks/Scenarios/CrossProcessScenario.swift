@@ -29,7 +29,7 @@ enum CrossProcessScenario {
     ])
     static let pollInterval: Duration = .milliseconds(100)
 
-    private enum Mode {
+    enum Mode {
         case watching
         case polling
 
@@ -114,9 +114,20 @@ enum CrossProcessScenario {
         }
     }
 
-    /// Runs the writer for `commits` commits and returns each commit's latency.
-    private static func measure(
-        _ mode: Mode, commits: Int, live: LiveResults, writer: String, path: String, seed: UInt64, size: Int, reporter: BenchmarkReporter
+    /// Runs the writer for `commits` commits on the store at `path` (a file, or a
+    /// PostgreSQL URL) and returns each commit's latency; mismatches go to `scenario`.
+    static func measure(
+        _ mode: Mode, commits: Int, live: LiveResults, writer: String, path: String, seed: UInt64, size: Int, reporter: BenchmarkReporter,
+        scenario: BenchmarkScenario = .crossProcess
+    ) throws -> Durations {
+        try measure(mode, commits: commits, lives: [live], writer: writer, path: path, seed: seed, size: size, reporter: reporter, scenario: scenario)
+    }
+
+    /// The same for several live results, each on a store of its own: a commit's latency
+    /// is until the last of them has its change.
+    static func measure(
+        _ mode: Mode, commits: Int, lives: [LiveResults], writer: String, path: String, seed: UInt64, size: Int, reporter: BenchmarkReporter,
+        scenario: BenchmarkScenario
     ) throws -> Durations {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: writer)
@@ -134,11 +145,11 @@ enum CrossProcessScenario {
         defer { signal(SIGPIPE, previousHandler) }
         // A writer that fails ends the consumer's wait at once.
         process.terminationHandler = { writer in
-            if writer.terminationStatus != 0 { live.close() }
+            if writer.terminationStatus != 0 { lives.forEach { $0.close() } }
         }
         try process.run()
 
-        let consumer = Consumer(live: live, commits: commits, keyPrefix: mode.keyPrefix, acknowledgements: input.fileHandleForWriting)
+        let consumer = Consumer(lives: lives, commits: commits, keyPrefix: mode.keyPrefix, acknowledgements: input.fileHandleForWriting)
         consumer.start()
         // The writer's commit stamps, read on a thread of their own while the consumer runs.
         let stampReader = Consumer.Reader(output.fileHandleForReading)
@@ -167,13 +178,13 @@ enum CrossProcessScenario {
         var durations = Durations()
         for (index, readyStamp) in ready.enumerated() {
             guard let stamp = committed[index] else {
-                reporter.mismatch(.crossProcess, size: size, "\(mode.metric) commit #\(index): the writer printed no stamp")
+                reporter.mismatch(scenario, size: size, "\(mode.metric) commit #\(index): the writer printed no stamp")
                 continue
             }
             durations.append(MonotonicClock.elapsed(from: stamp, to: readyStamp))
         }
         if ready.count < commits {
-            reporter.mismatch(.crossProcess, size: size, "\(mode.metric): \(ready.count) of \(commits) commits arrived")
+            reporter.mismatch(scenario, size: size, "\(mode.metric): \(ready.count) of \(commits) commits arrived")
         }
         return durations
     }
@@ -181,15 +192,15 @@ enum CrossProcessScenario {
     /// The consumer: a task that takes changes as an app would, stamps each, checks that
     /// it is the writer's next insert, and acknowledges it.
     private final class Consumer: Sendable {
-        let live: LiveResults
+        let lives: [LiveResults]
         let commits: Int
         let keyPrefix: String
         let acknowledgements: FileHandle
         private let result = Mutex<Result<[UInt64], any Error>?>(nil)
         private let done = DispatchSemaphore(value: 0)
 
-        init(live: LiveResults, commits: Int, keyPrefix: String, acknowledgements: FileHandle) {
-            self.live = live
+        init(lives: [LiveResults], commits: Int, keyPrefix: String, acknowledgements: FileHandle) {
+            self.lives = lives
             self.commits = commits
             self.keyPrefix = keyPrefix
             self.acknowledgements = acknowledgements
@@ -214,7 +225,7 @@ enum CrossProcessScenario {
         func wait(timeout: Duration) -> Result<[UInt64], any Error>? {
             let (seconds, attoseconds) = timeout.components
             if done.wait(timeout: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) == .timedOut {
-                live.close()
+                lives.forEach { $0.close() }
                 return nil
             }
             return result.withLock { $0 }
@@ -243,14 +254,20 @@ enum CrossProcessScenario {
         private func consume() async throws -> [UInt64] {
             var ready: [UInt64] = []
             for index in 0..<commits {
-                guard let change = try await live.nextChange() else { break }
-                let stamp = MonotonicClock.now()
-                let inserted = change.group.objectChanges.filter { $0.type == .insert }.map(\.item)
-                let expected = Value.string(CrossProcessWriter.key(prefix: keyPrefix, index))
-                guard inserted == [expected] else {
-                    throw BenchmarkError("cross-process: change #\(index) inserted \(inserted); expected \(expected) alone")
+                var changes: [ResultsChange] = []
+                for live in lives {
+                    guard let change = try await live.nextChange() else { return ready }
+                    changes.append(change)
                 }
-                ready.append(stamp)
+                // When the last of the live results has its change.
+                ready.append(MonotonicClock.now())
+                let expected = Value.string(CrossProcessWriter.key(prefix: keyPrefix, index))
+                for change in changes {
+                    let inserted = change.group.objectChanges.filter { $0.type == .insert }.map(\.item)
+                    guard inserted == [expected] else {
+                        throw BenchmarkError("cross-process: change #\(index) inserted \(inserted); expected \(expected) alone")
+                    }
+                }
                 if index < commits - 1 { try acknowledgements.write(contentsOf: Data("ack\n".utf8)) }
             }
             return ready
