@@ -79,7 +79,7 @@ struct WatchCommand: ParsableCommand {
         let stopMonitor: @Sendable () -> Void
         if let server = watch.store.serverChannel {
             // A server notifies commits (LISTEN/NOTIFY); the safety poll covers a lost one.
-            let monitor = ServerChangeMonitor(url: server.url, channel: server.channel, safetyInterval: safety, retryInterval: .milliseconds(100)) {
+            let monitor = ServerChangeMonitor(url: server.url, channel: server.channel, safetyInterval: safety, retryInterval: .milliseconds(100)) { _ in
                 wakeUp.change()
             }
             stopMonitor = { monitor.stop() }

@@ -135,7 +135,7 @@ struct PostgresStoreTests {
         let live = try LiveResults(queue: queue, request: FetchRequest(entity: "Item", sortKeys: [SortKey("rank")]))
         // A monitor on a channel nobody notifies: only its safety poll can deliver.
         let polls = Atomic<Int>(0)
-        let monitor = ServerChangeMonitor(url: schema.url, channel: "nobody.notifies.this", safetyInterval: .milliseconds(100), retryInterval: .milliseconds(100)) {
+        let monitor = ServerChangeMonitor(url: schema.url, channel: "nobody.notifies.this", safetyInterval: .milliseconds(100), retryInterval: .milliseconds(100)) { _ in
             polls.add(1, ordering: .relaxed)
             _ = try? queue.pollExternalChanges()
         }

@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// Each commit that changes a tracked entity sends `NOTIFY` on the schema's channel
 /// (``ServerCatalog``). The monitor holds a connection of its own that `LISTEN`s, and calls
-/// `onChange` on its own thread, one call at a time:
+/// `onChange` on its own thread, one call at a time, saying whether a notification came
+/// (then a commit is known to have happened):
 /// - once when it starts (and after each reconnection: whatever was committed meanwhile);
 /// - when notifications arrive (several at once make one call);
 /// - every `safetyInterval` without any, so that a notification lost with a connection
@@ -26,7 +27,7 @@ package final class ServerChangeMonitor: Sendable {
     private let flags = Flags()
 
     /// Starts listening on `channel` of the server at `url`.
-    package init(url: String, channel: String, safetyInterval: Duration, retryInterval: Duration, onChange: @escaping @Sendable () -> Void) {
+    package init(url: String, channel: String, safetyInterval: Duration, retryInterval: Duration, onChange: @escaping @Sendable (_ notified: Bool) -> Void) {
         let flags = self.flags
         let safety = Self.milliseconds(max(safetyInterval, .milliseconds(1)))
         let retry = Self.milliseconds(max(retryInterval, .milliseconds(1)))
@@ -41,7 +42,7 @@ package final class ServerChangeMonitor: Sendable {
                         Self.sleep(milliseconds: retry, unless: flags)
                         continue
                     }
-                    onChange()
+                    onChange(false)
                     sinceCall = 0
                 }
                 guard let listening = connection else { continue }
@@ -51,19 +52,19 @@ package final class ServerChangeMonitor: Sendable {
                 if woke {
                     do {
                         if try listening.drainNotifications() > 0 {
-                            onChange()
+                            onChange(true)
                             sinceCall = 0
                         }
                     } catch {
                         listening.close()
                         connection = nil
                         flags.connected.store(false, ordering: .releasing)
-                        onChange()
+                        onChange(false)
                         continue
                     }
                 }
                 if sinceCall >= safety {
-                    onChange()
+                    onChange(false)
                     sinceCall = 0
                 }
             }

@@ -144,8 +144,14 @@ public final class StoreQueue: Sendable {
     public func startWatching(safetyPoll: Duration = .seconds(1), fallbackPoll: Duration = .milliseconds(100)) {
         let watch: ChangeWatch
         if let server {
-            watch = .server(ServerChangeMonitor(url: server.url, channel: server.channel, safetyInterval: safetyPoll, retryInterval: fallbackPoll) { [weak self] in
-                _ = try? self?.pollExternalChanges()
+            watch = .server(ServerChangeMonitor(url: server.url, channel: server.channel, safetyInterval: safetyPoll, retryInterval: fallbackPoll) { [weak self] notified in
+                guard let self else { return }
+                // A notification means a commit: deliver without asking whether there was one.
+                if notified {
+                    self.store.withLock { $0.deliverNotifiedChanges() }
+                } else {
+                    _ = try? self.pollExternalChanges()
+                }
             })
         } else {
             watch = .file(FileChangeMonitor(databasePath: path, safetyInterval: safetyPoll, fallbackInterval: fallbackPoll) { [weak self] in

@@ -94,11 +94,18 @@ final class ServerConnection {
 
     /// Runs one statement with parameters (`$1`, `$2`…, sent as text; the server infers
     /// their types from where they stand) and returns its rows.
+    ///
+    /// The statement is prepared on the server the first time its text is run, and
+    /// executed by name after that, so that the server plans it once per connection (a
+    /// delivery's few statements cost a round trip each, not a plan each). At most
+    /// ``maximumPreparedStatements`` are kept; then they are all dropped and prepared again
+    /// as they come.
     func query(_ sql: String, _ parameters: [Value] = []) throws(ServerError) -> ServerRows {
         let handle = try open()
         let texts = try parameters.map { (value) throws(ServerError) in try ServerText.parameter(value) }
+        let name = try preparedName(of: sql, parameterCount: texts.count, on: handle)
         let result = Self.withCStrings(texts) { pointers in
-            PQexecParams(handle, sql, Int32(pointers.count), nil, pointers.baseAddress, nil, nil, 0)
+            PQexecPrepared(handle, name, Int32(pointers.count), pointers.baseAddress, nil, nil, 0)
         }
         do {
             try check(result, sql: sql)
@@ -108,6 +115,27 @@ final class ServerConnection {
         }
         guard let result else { throw ServerError(sqlState: "08006", message: "the server sent no result", sql: sql) }
         return ServerRows(result)
+    }
+
+    /// The most statements a connection keeps prepared.
+    static let maximumPreparedStatements = 256
+
+    /// Prepared statements by their SQL text: the name each was prepared under.
+    private var prepared: [String: String] = [:]
+
+    /// The name `sql` is prepared under on this connection, preparing it first if needed.
+    private func preparedName(of sql: String, parameterCount: Int, on handle: OpaquePointer) throws(ServerError) -> String {
+        if let name = prepared[sql] { return name }
+        if prepared.count >= Self.maximumPreparedStatements {
+            try execute("DEALLOCATE ALL")
+            prepared = [:]
+        }
+        let name = "roster_\(prepared.count)"
+        let result = PQprepare(handle, name, sql, Int32(parameterCount), nil)
+        defer { PQclear(result) }
+        try check(result, sql: sql)
+        prepared[sql] = name
+        return name
     }
 
     /// The number of rows a statement changed, for `UPDATE` and `DELETE`.

@@ -27,6 +27,8 @@ final class PostgresStorage {
     var prunedInRead: Int64?
     /// The schema's fingerprint as the current read transaction sees it.
     var fingerprintInRead: String?
+    /// The entities the schema's fingerprint covers: those of the last schema check.
+    var fingerprintEntities: [String] = []
     /// The `pruned_through` last read.
     var knownPrunedThrough: Int64 = 0
     /// The `schema_version` after the store's own last change of the schema.

@@ -110,6 +110,14 @@ extension Store {
         return changed
     }
 
+    /// Delivers other clients' commits after a server said there were some (a
+    /// notification), without first asking whether there were: what a watching queue on
+    /// PostgreSQL does on each notification. Outside a transaction only, like a poll.
+    func deliverNotifiedChanges() {
+        guard !isInTransaction else { return }
+        deliverChanges()
+    }
+
     /// How many times a write of the store's own transaction is tried when the server
     /// rolls it back for a serialization failure or a deadlock (``ServerError/isRetryable``).
     static let maximumWriteAttempts = 4
