@@ -275,4 +275,61 @@ struct PostgresStoreTests {
         try store.insert("Item", ["id": "c", "rank": 3])
         #expect(try controller.fetchedObjects.map(\.key) == ["a", "b", "c"])
     }
+
+    @Test func anotherClientMigratingAWatchedEntityMeansAResyncNotACrash() throws {
+        guard let fixture = try Fixture() else { return }
+        try fixture.store.insert("Item", ["id": "a", "rank": 1])
+        _ = fixture.recorder.takeGroups()
+        let other = try Store(postgresURL: fixture.schema.url)
+        let migrated = try Entity("Item", key: "id", attributes: [Attribute("id", .string), Attribute("rank", .integer), Attribute("note", .string)])
+        try other.define(migrated)
+        try other.insert("Item", ["id": "b", "rank": 2, "note": "new"])
+        try fixture.store.pollExternalChanges()
+        let groups = fixture.recorder.takeGroups()
+        #expect(fixture.recorder.resyncs.contains(.schemaChanged), "the live query heard no resync: \(groups)")
+        #expect(fixture.keys == ["a", "b"])
+        #expect(try fixture.freshKeys() == ["a", "b"])
+        // And it goes on hearing commits.
+        try other.update("Item", key: "a", ["rank": 3])
+        try fixture.store.pollExternalChanges()
+        #expect(fixture.keys == ["b", "a"])
+    }
+
+    @Test func aClientBehindThePrunedLogResyncsExactly() throws {
+        guard let fixture = try Fixture() else { return }
+        fixture.store.changeLogRetention = ChangeLogRetention(minimumAge: .zero, minimumEntries: 1)
+        // Another client with a live query that does not poll while the log is pruned.
+        let behind = try Store(postgresURL: fixture.schema.url)
+        let lagging = try ResultsController(store: behind, request: FetchRequest(entity: "Item", sortKeys: [SortKey("rank")]))
+        let recorder = GroupRecorder()
+        lagging.delegate = recorder
+        try lagging.performFetch()
+        // Enough deliveries for the store to prune (it tries every 64).
+        for number in 0..<70 { try fixture.store.insert("Item", ["id": .string("i\(number)"), "rank": .integer(Int64(number))]) }
+        let storage = try #require(fixture.store.storage as? PostgresStorage)
+        let pruned = try storage.writer.query("SELECT value FROM _roster_meta WHERE name = 'pruned_through'").integer(0, 0) ?? 0
+        #expect(pruned > 0, "nothing was pruned")
+        try behind.pollExternalChanges()
+        #expect(recorder.resyncs.contains(.logPruned))
+        #expect(try lagging.fetchedObjects.map(\.key) == fixture.freshKeys())
+    }
+
+    @Test func aRoleWithoutRightsIsAClearErrorAndNothingIsWritten() throws {
+        guard let fixture = try Fixture() else { return }
+        let role = "roster_no_rights_\(UInt32.random(in: 0 ... .max))"
+        let admin = try ServerConnection(url: fixture.schema.url)
+        try admin.execute("CREATE ROLE \(role) LOGIN")
+        defer { try? admin.execute("DROP OWNED BY \(role); DROP ROLE \(role)") }
+        let url = fixture.schema.url.replacingOccurrences(of: "://roster@", with: "://\(role)@")
+        #expect(url != fixture.schema.url)
+        do {
+            let store = try Store(postgresURL: url)
+            try store.insert("Item", ["id": "x", "rank": 1])
+            Issue.record("a role without rights wrote")
+        } catch {
+            #expect(error.code == .server)
+            #expect(error.description.contains("permission denied") || error.description.contains("no schema"), "\(error)")
+        }
+        #expect(try fixture.freshKeys().isEmpty)
+    }
 }

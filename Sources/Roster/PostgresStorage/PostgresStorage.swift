@@ -58,7 +58,7 @@ final class PostgresStorage {
             writer = try ServerConnection(url: url)
             let rows = try writer.query("SELECT current_schema()")
             guard let schema = rows.text(0, 0) else {
-                throw ServerError(sqlState: "3F000", message: "the search path of \(path) names no schema that exists: create one and name it in the URL (options=-csearch_path=NAME)")
+                throw ServerError(sqlState: "3F000", message: "the search path of \(path) names no schema that exists and that this role may use: create one (or GRANT USAGE, CREATE ON SCHEMA to the role) and name it in the URL (options=-csearch_path%3DNAME)")
             }
             names = ServerCatalog.Names(schema: schema)
             try ServerCatalog.install(names, on: writer)
