@@ -75,7 +75,7 @@ let package = Package(
         // The script runner and its JSON, the contract page, the fixtures.
         .testTarget(name: "RosterScriptTests", dependencies: ["RosterScript", "Roster", "RosterUpdates", "RosterTestSupport", "roster"]),
         // `roster` as a user runs it: run, sql, watch, bench, --version.
-        .testTarget(name: "CommandLineTests", dependencies: ["RosterScript", "RosterTestSupport", "roster"]),
+        .testTarget(name: "CommandLineTests", dependencies: ["Roster", "RosterScript", "RosterTestSupport", "roster"]),
         // The example programs, run as a user runs them.
         .testTarget(name: "ExampleTests", dependencies: ["Roster", "RosterTestSupport", "AddressBook", "Board", "ContentLoading", "FeedReader"]),
         // Fuzz targets (Docs/Reliability.md): built with libFuzzer by Fuzz/fuzz.sh; in the

@@ -1,4 +1,5 @@
 import Foundation
+import Roster
 import RosterScript
 import Testing
 import RosterTestSupport
@@ -24,6 +25,31 @@ struct CommandLineTests {
         #expect(lines.first == #"{"line":2,"query":"q1","event":"snapshot","sections":[]}"#)
         #expect(lines.last == #"{"line":4,"event":"error","message":"delete: no Post with key 'p9'"}"#)
         #expect(lines.count == 8)
+    }
+
+    @Test func runSQLAndWatchTakeAPostgreSQLURL() throws {
+        guard let server = try PostgresTestServer.url() else { return }
+        // The same trace as on SQLite, in a schema of the run's own, kept with --keep.
+        let sqlite = try run(["run", "-"], input: script)
+        let kept = try run(["run", "-", "--store", server, "--keep"], input: script)
+        #expect(kept.status == 0, "\(kept.error)")
+        #expect(kept.output == sqlite.output)
+        let schema = try #require(kept.error.split(separator: " ").first { $0.hasPrefix("roster_") }.map(String.init), "\(kept.error)")
+        defer { try? PostgresSchema.drop(schema, at: server) }
+        let url = PostgresSchema.url(server, searchPath: schema)
+        // roster sql writes there as another client; roster watch on it prints the snapshot.
+        let sql = try run(["sql", url, #"UPDATE "Post" SET rank = 5"#])
+        #expect(sql.status == 0, "\(sql.error)")
+        let refused = try run(["sql", url, "COMMIT"])
+        #expect(refused.status == 1 && refused.error.contains("COMMIT"))
+        let output = Pipe()
+        let watch = Programs.process("roster", ["watch", "--store", url, "--query", #"{"entity":"Post","sort":[["rank","asc"]]}"#], output: output, separateErrors: true)
+        try watch.run()
+        Thread.sleep(forTimeInterval: 1)
+        watch.terminate()
+        watch.waitUntilExit()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(printed.contains(#""event":"snapshot""#) && printed.contains("p1"), "\(printed)")
     }
 
     @Test func prettyWritesEachGroupForAPersonToRead() throws {

@@ -332,4 +332,19 @@ struct PostgresStoreTests {
         }
         #expect(try fixture.freshKeys().isEmpty)
     }
+
+    @Test func aTableThatDoesNotFitTheEntityIsAClearErrorAndNothingChanges() throws {
+        guard let fixture = try Fixture() else { return }
+        try ExternalConnection(path: fixture.schema.url).execute(#"CREATE TABLE "Note"(id text PRIMARY KEY, body integer)"#)
+        let note = try Entity("Note", key: "id", attributes: [Attribute("id", .string), Attribute("body", .string)])
+        #expect(throws: StoreError.self) { try fixture.store.define(note) }
+        #expect(throws: StoreError.self) { try fixture.store.entity(named: "Note") }
+        // A watched table that another client retypes: its live queries hear why.
+        try fixture.store.insert("Item", ["id": "a", "rank": 1])
+        try ExternalConnection(path: fixture.schema.url).execute(#"ALTER TABLE "Item" ALTER COLUMN rank TYPE text"#)
+        try ExternalConnection(path: fixture.schema.url).execute(#"INSERT INTO "Item" VALUES ('b', 'two')"#)
+        _ = try? fixture.store.pollExternalChanges()
+        #expect(fixture.recorder.errors.contains { $0.code == .schemaMismatch && $0.description.contains("rank") })
+        #expect(fixture.keys == ["a"])
+    }
 }

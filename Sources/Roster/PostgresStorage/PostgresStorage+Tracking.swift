@@ -40,15 +40,17 @@ extension PostgresStorage {
     }
 
     /// An expression for the schema's fingerprint: `schema_version`, then, for each entity
-    /// the last schema check looked at, its table's identity, column count and trigger
-    /// count (or `-` when there is none), and its log table's. It moves when any client — Roster, `psql` —
+    /// the last schema check looked at, its table's identity, trigger count and column
+    /// types (or `-` when there is none), and its log table's identity. It moves when any client — Roster, `psql` —
     /// creates, drops, renames, alters or recreates one of those tables, or drops its
     /// triggers. Each table is found by name through the catalog's indexes, so the check
     /// costs the same however many schemas the database holds.
     var schemaFingerprintSQL: String {
         let tables = fingerprintEntities.map { name in
             """
-            coalesce((SELECT c.oid::text || ':' || c.relnatts || ':' || (SELECT count(*) FROM pg_trigger t WHERE t.tgrelid = c.oid)
+            coalesce((SELECT c.oid::text || ':' || (SELECT count(*) FROM pg_trigger t WHERE t.tgrelid = c.oid) || ':' ||
+                          (SELECT string_agg(a.atttypid::text, ',' ORDER BY a.attnum) FROM pg_attribute a
+                           WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped)
                       FROM pg_class c WHERE c.oid = to_regclass(\(ServerText.literal(names.table(name))))), '-')
                 || ':' || coalesce(to_regclass(\(ServerText.literal(names.log(name))))::oid::text, '-')
             """

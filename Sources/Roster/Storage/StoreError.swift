@@ -103,7 +103,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// SQLite's error, for ``Code/database``.
     public let databaseError: DatabaseError?
     /// The PostgreSQL server's error, for ``Code/server``.
-    public let serverError: ServerError?
+    public var serverError: ServerError? { serverErrorBox?.error }
+    /// ``serverError``, behind a reference: a `StoreError` is thrown by every call of the
+    /// SQLite path too, where a larger error value costs each typed-throws frame.
+    private let serverErrorBox: ServerErrorBox?
     /// The predicate's error, for ``Code/predicate``.
     public let predicateError: QueryPredicateError?
     /// The definition's error, for ``Code/schema``.
@@ -117,7 +120,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         self.attribute = attribute
         self.key = key
         self.databaseError = databaseError
-        self.serverError = serverError
+        self.serverErrorBox = serverError.map(ServerErrorBox.init)
         self.predicateError = predicateError
         self.schemaError = schemaError
     }
@@ -258,4 +261,14 @@ extension AttributeType {
 extension Value {
     /// The kind of value, for messages: "string", "integer", "double", "bool" or "null".
     var typeDescription: String { type?.rawValue ?? "null" }
+}
+
+/// A ``ServerError`` held by reference inside a ``StoreError``; compared and hashed by value.
+private final class ServerErrorBox: Sendable, Hashable {
+    let error: ServerError
+
+    init(_ error: ServerError) { self.error = error }
+
+    static func == (a: ServerErrorBox, b: ServerErrorBox) -> Bool { a.error == b.error }
+    func hash(into hasher: inout Hasher) { hasher.combine(error) }
 }
