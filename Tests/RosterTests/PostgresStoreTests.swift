@@ -347,4 +347,58 @@ struct PostgresStoreTests {
         #expect(fixture.recorder.errors.contains { $0.code == .schemaMismatch && $0.description.contains("rank") })
         #expect(fixture.keys == ["a"])
     }
+
+    @Test func triggersAnotherClientDropsOrDisablesArePutBackAndTheQueryResyncs() throws {
+        guard let fixture = try Fixture() else { return }
+        try fixture.store.insert("Item", ["id": "a", "rank": 1])
+        _ = fixture.recorder.takeGroups()
+        for sabotage in [#"DROP TRIGGER _roster_lu ON "Item""#, #"ALTER TABLE "Item" DISABLE TRIGGER USER"#] {
+            try ExternalConnection(path: fixture.schema.url).execute(sabotage)
+            // A write while the log is missing: nobody logs it.
+            try ExternalConnection(path: fixture.schema.url).execute(#"UPDATE "Item" SET rank = rank + 10"#)
+            try ExternalConnection(path: fixture.schema.url).execute(#"INSERT INTO "Item" VALUES ('z\#(sabotage.count)', 0)"#)
+            try fixture.store.pollExternalChanges()
+            try fixture.store.pollExternalChanges()
+            #expect(fixture.recorder.resyncs.contains(.schemaChanged), "\(sabotage): no resync")
+            #expect(fixture.keys == (try fixture.freshKeys()), "\(sabotage): results differ from a fresh fetch")
+            // The log is back. The next delivery re-fetches once more (writes between the first
+            // re-fetch's snapshot and the triggers' return were not logged); after it, writes
+            // are heard row by row.
+            let storage = try #require(fixture.store.storage as? PostgresStorage)
+            #expect(try ServerCatalog.hasChangeLog(of: PostgresStoreTests.item, storage.names, on: storage.reader), "\(sabotage)")
+            try ExternalConnection(path: fixture.schema.url).execute(#"UPDATE "Item" SET rank = rank + 1 WHERE id = 'a'"#)
+            try fixture.store.pollExternalChanges()
+            #expect(fixture.keys == (try fixture.freshKeys()), "\(sabotage): results differ after the second re-fetch")
+            _ = fixture.recorder.takeGroups()
+            try ExternalConnection(path: fixture.schema.url).execute(#"UPDATE "Item" SET rank = -5 WHERE id = 'a'"#)
+            try fixture.store.pollExternalChanges()
+            #expect(fixture.recorder.takeGroups().flatMap(\.objectChanges).map(\.item) == ["a"], "\(sabotage)")
+        }
+    }
+
+    @Test func rawSQLThatEndsTheTransactionOrDropsStatementsIsRefused() throws {
+        guard let fixture = try Fixture() else { return }
+        for sql in [#"SELECT E'\''; COMMIT; --'"#, "DEALLOCATE ALL", "discard all", "SELECT 1; /* ; */ ROLLBACK"] {
+            do {
+                try fixture.store.execute(sql)
+                Issue.record("ran: \(sql)")
+            } catch {
+                #expect(error.code == .rejectedSQL, "\(sql): \(error)")
+            }
+        }
+        // Text that only looks like them runs.
+        try fixture.store.execute(#"INSERT INTO "Item" VALUES ('COMMIT; it''s', 1)"#)
+        try fixture.store.execute(#"INSERT INTO "Item" VALUES (E'x\';y', $$; ROLLBACK$$::text::int::bigint)"#.replacingOccurrences(of: "$$; ROLLBACK$$::text::int::bigint", with: "2"))
+        #expect(fixture.keys.count == 2)
+    }
+
+    @Test func integersBeyondDoublePrecisionCompareExactly() throws {
+        guard let fixture = try Fixture() else { return }
+        let big: Int64 = 9_007_199_254_740_993  // 2^53 + 1: no double holds it
+        try fixture.store.insert("Item", ["id": "big", "rank": .integer(big)])
+        let request = FetchRequest(entity: "Item", predicate: try QueryPredicate("rank == %@", .double(9_007_199_254_740_992)), sortKeys: [SortKey("rank")])
+        let controller = try ResultsController(store: fixture.store, request: request)
+        try controller.performFetch()
+        #expect(try controller.fetchedObjects.isEmpty, "2^53 + 1 matched 2^53")
+    }
 }

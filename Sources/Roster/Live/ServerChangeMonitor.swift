@@ -29,6 +29,10 @@ package final class ServerChangeMonitor: Sendable {
     /// Starts listening on `channel` of the server at `url`.
     package init(url: String, channel: String, safetyInterval: Duration, retryInterval: Duration, onChange: @escaping @Sendable (_ notified: Bool) -> Void) {
         let flags = self.flags
+        // No call after ``stop()``: each is made only while the monitor runs.
+        let onChange: @Sendable (Bool) -> Void = { notified in
+            if !flags.stopped.load(ordering: .acquiring) { onChange(notified) }
+        }
         let safety = Self.milliseconds(max(safetyInterval, .milliseconds(1)))
         let retry = Self.milliseconds(max(retryInterval, .milliseconds(1)))
         let thread = Thread {

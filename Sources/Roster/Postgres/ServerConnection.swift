@@ -40,6 +40,9 @@ final class ServerConnection {
             close()
             throw ServerError(sqlState: "22021", message: "the server at \(Self.redacted(url)) refused client_encoding UTF8")
         }
+        // Doubles as text that reads back as the same Double, whatever the role or database
+        // sets (a lower setting rounds, and distinct values would read back equal).
+        PQclear(PQexec(connection, "SET extra_float_digits = 3"))
         let encoding = PQparameterStatus(connection, "server_encoding").map { String(cString: $0) } ?? "?"
         guard encoding == "UTF8" else {
             close()
@@ -57,6 +60,9 @@ final class ServerConnection {
 
     /// Whether the connection is open and healthy, as libpq last saw it.
     var isHealthy: Bool { handle.map { PQstatus($0) == CONNECTION_OK } ?? false }
+
+    /// Whether a transaction failed and awaits its rollback (no statement runs in it).
+    private var isInTransactionFailed: Bool { handle.map { PQtransactionStatus($0) == PQTRANS_INERROR } ?? false }
 
     /// Whether a transaction is open (or failed and not yet rolled back).
     var isInTransaction: Bool {
@@ -100,15 +106,36 @@ final class ServerConnection {
     /// delivery's few statements cost a round trip each, not a plan each). At most
     /// ``maximumPreparedStatements`` are kept; then they are all dropped and prepared again
     /// as they come.
-    func query(_ sql: String, _ parameters: [Value] = []) throws(ServerError) -> ServerRows {
+    ///
+    /// - Parameter prepared: false for a statement run once (a user's raw SQL), which is
+    ///   sent with its parameters and planned for that run only.
+    func query(_ sql: String, _ parameters: [Value] = [], prepared isPrepared: Bool = true) throws(ServerError) -> ServerRows {
         let handle = try open()
         let texts = try parameters.map { (value) throws(ServerError) in try ServerText.parameter(value) }
-        let name = try preparedName(of: sql, parameterCount: texts.count, on: handle)
-        let result = Self.withCStrings(texts) { pointers in
-            PQexecPrepared(handle, name, Int32(pointers.count), pointers.baseAddress, nil, nil, 0)
+        func run() throws(ServerError) -> OpaquePointer? {
+            guard isPrepared else {
+                return Self.withCStrings(texts) { pointers in
+                    PQexecParams(handle, sql, Int32(pointers.count), nil, pointers.baseAddress, nil, nil, 0)
+                }
+            }
+            let name = try preparedName(of: sql, parameterCount: texts.count, on: handle)
+            return Self.withCStrings(texts) { pointers in
+                PQexecPrepared(handle, name, Int32(pointers.count), pointers.baseAddress, nil, nil, 0)
+            }
         }
+        var result = try run()
         do {
             try check(result, sql: sql)
+        } catch where isPrepared && (error.sqlState == "26000" || error.sqlState == "0A000") && !isInTransactionFailed {
+            // The statement is gone (another `DEALLOCATE`, a pooler's `DISCARD ALL`) or its
+            // plan no longer fits the table: prepare it again, once.
+            PQclear(result)
+            prepared[sql] = nil
+            result = try run()
+            do { try check(result, sql: sql) } catch {
+                PQclear(result)
+                throw error
+            }
         } catch {
             PQclear(result)
             throw error

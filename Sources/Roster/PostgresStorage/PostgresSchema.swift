@@ -20,7 +20,7 @@ public enum PostgresSchema {
         do throws(ServerError) {
             let connection = try ServerConnection(url: url)
             defer { connection.close() }
-            try connection.execute("CREATE SCHEMA \(Identifier.quoted(name))")
+            try connection.execute("CREATE SCHEMA \(ServerCatalog.Names.quoted(name))")
         } catch {
             throw .server(error)
         }
@@ -35,7 +35,7 @@ public enum PostgresSchema {
         do throws(ServerError) {
             let connection = try ServerConnection(url: url)
             defer { connection.close() }
-            try connection.execute("DROP SCHEMA IF EXISTS \(Identifier.quoted(name)) CASCADE")
+            try connection.execute("DROP SCHEMA IF EXISTS \(ServerCatalog.Names.quoted(name)) CASCADE")
         } catch {
             throw .server(error)
         }

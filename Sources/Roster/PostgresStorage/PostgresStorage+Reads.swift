@@ -20,6 +20,7 @@ extension PostgresStorage {
     /// results and picks them (windows over PostgreSQL are not yet read by ranges).
     func committedNeighbours(of row: [Value], in query: BoundQuery, before: Int, after: Int) throws(StoreError) -> (above: [[Value]], below: [[Value]]) {
         let rows = try committedRows(query)
+        let (before, after) = (max(before, 0), max(after, 0))
         let key = query.key(of: row)
         guard let position = rows.firstIndex(where: { query.key(of: $0) == key }) else {
             // Not in the results: place it by its sort values.

@@ -8,13 +8,16 @@ extension PostgresStorage {
 
     func hasChangedSinceLastCheck() throws(StoreError) -> Bool {
         guard newestInRead == nil else { return false }
-        let newest = try reading { connection throws(ServerError) in
-            // Notifications only wake a watcher (``ServerChangeMonitor``); the number decides.
+        let (newest, fingerprint) = try reading { connection throws(ServerError) in
+            // Notifications only wake a watcher (``ServerChangeMonitor``); the number decides,
+            // and the schema's fingerprint: a client that disables or drops the triggers
+            // commits nothing the log sees, but its change must still reach the queries.
             _ = try connection.drainNotifications()
-            return try Self.newest(names, on: connection)
+            let rows = try connection.query("SELECT (SELECT coalesce(max(seq), 0) FROM \(names.commits)), \(schemaFingerprintSQL)")
+            return (rows.integer(0, 0) ?? 0, rows.text(0, 1) ?? "")
         }
         defer { notedNewest = newest }
-        return newest != notedNewest
+        return newest != notedNewest || (!knownFingerprint.isEmpty && fingerprint != knownFingerprint)
     }
 
     /// Begins the snapshot and reads, in the same round trip, what every delivery needs
@@ -40,7 +43,7 @@ extension PostgresStorage {
     }
 
     /// An expression for the schema's fingerprint: `schema_version`, then, for each entity
-    /// the last schema check looked at, its table's identity, trigger count and column
+    /// the last schema check looked at, its table's identity, enabled trigger count and column
     /// types (or `-` when there is none), and its log table's identity. It moves when any client — Roster, `psql` —
     /// creates, drops, renames, alters or recreates one of those tables, or drops its
     /// triggers. Each table is found by name through the catalog's indexes, so the check
@@ -48,7 +51,7 @@ extension PostgresStorage {
     var schemaFingerprintSQL: String {
         let tables = fingerprintEntities.map { name in
             """
-            coalesce((SELECT c.oid::text || ':' || (SELECT count(*) FROM pg_trigger t WHERE t.tgrelid = c.oid) || ':' ||
+            coalesce((SELECT c.oid::text || ':' || (SELECT count(*) FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgenabled <> 'D') || ':' ||
                           (SELECT string_agg(a.atttypid::text, ',' ORDER BY a.attnum) FROM pg_attribute a
                            WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped)
                       FROM pg_class c WHERE c.oid = to_regclass(\(ServerText.literal(names.table(name))))), '-')
@@ -77,6 +80,13 @@ extension PostgresStorage {
 
     func collectChanges(of entities: [Entity]) throws(StoreError) -> CommittedChanges? {
         let newest = try newestVisible()
+        if newest < cursor {
+            // The numbers went back: the schema was dropped and made again, or its sequence
+            // restarted. Nothing between can be read; the live queries re-fetch.
+            cursor = newest
+            knownPrunedThrough = 0
+            return CommittedChanges(rowsByEntity: [:], resync: .logPruned, through: newest)
+        }
         guard newest > cursor else { return nil }
         var changes = CommittedChanges(through: newest)
         let prunedThrough: Int64
@@ -277,8 +287,11 @@ extension PostgresStorage {
         } else {
             fingerprint = try reading { connection throws(ServerError) in try connection.query("SELECT \(schemaFingerprintSQL)").text(0, 0) ?? "" }
         }
+        // Entities whose log was put back last time re-fetch once more, in a snapshot taken
+        // after it was: writes between the last one and the triggers were not logged.
+        check.restored = restoredLastCheck.intersection(entityNames)
+        restoredLastCheck = []
         guard fingerprint != knownFingerprint else { return check }
-        knownFingerprint = fingerprint
         var missingLogs: [Entity] = []
         for entity in entities {
             if let problem = try tableProblem(of: entity, live: true) {
@@ -299,7 +312,12 @@ extension PostgresStorage {
                 }
             }
         }
-        if !missingLogs.isEmpty, !isInTransaction { try startTracking(missingLogs) }
+        if !missingLogs.isEmpty, !isInTransaction {
+            try startTracking(missingLogs)
+            restoredLastCheck = Set(missingLogs.map(\.name))
+        }
+        // Noted only once the check went through: a check that failed is made again.
+        knownFingerprint = fingerprint
         return check
     }
 }

@@ -37,6 +37,9 @@ final class PostgresStorage {
     var knownFingerprint = ""
     /// Entities whose table the last schema check found missing or unfit.
     var brokenEntities: Set<String> = []
+    /// Entities whose change log the last schema check put back: they re-fetch again at
+    /// the next check, in a snapshot that sees every write the log missed.
+    var restoredLastCheck: Set<String> = []
     /// Entities whose change log this backend has found or created.
     var entitiesWithChangeLog: Set<String> = []
     /// How long change records stay.
@@ -45,6 +48,9 @@ final class PostgresStorage {
     var deliveriesSincePrune = 0
     /// The URL with its password, to open the monitor's and new connections.
     let url: String
+    /// The writer's `lock_timeout` in milliseconds (``Store/busyTimeout``; 5 s unless set),
+    /// set again on each new writing connection.
+    var lockTimeout: Int32 = 5_000
 
     /// Connects to the server and installs the store's tables in the connection's schema
     /// (`current_schema()`) unless they are there.
@@ -62,11 +68,19 @@ final class PostgresStorage {
             }
             names = ServerCatalog.Names(schema: schema)
             try ServerCatalog.install(names, on: writer)
+            try writer.execute("SET lock_timeout = \(lockTimeout)")
             reader = try ServerConnection(url: url)
-            cursor = try Self.newest(names, on: reader)
+            // The cursor and the pruning mark of one snapshot: a prune between two reads
+            // could otherwise hide that the log no longer reaches back to the cursor.
+            let start = try reader.query("""
+                SELECT (SELECT coalesce(max(seq), 0) FROM \(names.commits)),
+                       (SELECT value FROM \(names.meta) WHERE name = 'pruned_through'),
+                       (SELECT value FROM \(names.meta) WHERE name = 'schema_version')
+                """)
+            cursor = start.integer(0, 0) ?? 0
             notedNewest = cursor
-            knownPrunedThrough = try Self.meta("pruned_through", names, on: reader)
-            knownSchemaVersion = try Self.meta("schema_version", names, on: reader)
+            knownPrunedThrough = start.integer(0, 1) ?? 0
+            knownSchemaVersion = start.integer(0, 2) ?? 0
         } catch {
             throw .server(error)
         }
@@ -112,8 +126,18 @@ extension PostgresStorage: StorageBackend {
     var isReadOnly: Bool { false }
 
     func setBusyTimeout(milliseconds: Int32) {
-        // The server's equivalent: how long a statement waits for a lock before it fails.
-        try? writer.execute("SET lock_timeout = \(max(milliseconds, 0))")
+        // The server's equivalent: how long a statement waits for a lock before it fails
+        // (SQLSTATE 55P03). 0 means "do not wait" to SQLite but "wait forever" to
+        // PostgreSQL: the shortest wait the server knows stands for it.
+        lockTimeout = max(milliseconds, 1)
+        try? writer.execute("SET lock_timeout = \(lockTimeout)")
+    }
+
+    /// A new writing connection, with the store's lock timeout.
+    private func reconnectedWriter() throws(ServerError) -> ServerConnection {
+        let fresh = try ServerConnection(url: url)
+        try fresh.execute("SET lock_timeout = \(lockTimeout)")
+        return fresh
     }
 
     func close() {
@@ -158,7 +182,7 @@ extension PostgresStorage: StorageBackend {
         try writing { connection throws(ServerError) in try connection.execute("BEGIN") }
         do throws(StoreError) {
             let before = try writing { connection throws(ServerError) in
-                _ = try connection.query("SELECT pg_advisory_xact_lock(\(names.commitLock))")
+                _ = try connection.query("SELECT pg_advisory_xact_lock(\(names.schemaLock))")
                 return try Self.meta("schema_version", names, on: connection)
             }
             let sql = try plan(writer)
@@ -190,7 +214,7 @@ extension PostgresStorage: StorageBackend {
         case let .release(name): sql = "RELEASE SAVEPOINT \(name)"
         case let .rollbackTo(name): sql = "ROLLBACK TO SAVEPOINT \(name)"
         }
-        if case .begin = step, !writer.isHealthy, let fresh = try? ServerConnection(url: url) {
+        if case .begin = step, !writer.isHealthy, let fresh = try? reconnectedWriter() {
             // The server restarted or the connection dropped between transactions.
             writer = fresh
         }
@@ -201,7 +225,7 @@ extension PostgresStorage: StorageBackend {
                 } catch where error.isConnectionFailure {
                     // Found broken only now (libpq learns it by using the connection):
                     // nothing was done yet, so begin again on a new connection.
-                    writer = try ServerConnection(url: url)
+                    writer = try reconnectedWriter()
                     try writer.execute(sql)
                 }
             } else if case .commit = step {
@@ -248,7 +272,9 @@ extension PostgresStorage: StorageBackend {
     func execute(_ sql: String, arguments: [Value]) throws(StoreError) {
         if let refused = ServerSQLGuard.refusal(of: sql) { throw .rejectedSQL(refused) }
         try writing { connection throws(ServerError) in
-            if arguments.isEmpty { try connection.execute(sql) } else { _ = try connection.query(sql, arguments) }
+            // Not prepared: a user's statement runs once, and must not outlive a migration
+            // in the statement cache.
+            if arguments.isEmpty { try connection.execute(sql) } else { _ = try connection.query(sql, arguments, prepared: false) }
         }
     }
 

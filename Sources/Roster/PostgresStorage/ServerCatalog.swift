@@ -38,10 +38,18 @@ enum ServerCatalog {
         var sequence: String { qualified("_roster_commit_seq") }
         func table(_ entity: String) -> String { qualified(entity) }
         func log(_ entity: String) -> String { qualified("_roster_log_\(entity)") }
-        /// The channel that commits notify: one per schema.
-        var channel: String { "roster.\(schema)" }
+        /// The channel that commits notify: one per schema, `roster.<schema>`, or
+        /// `roster.<hash>` when that would pass PostgreSQL's 63-byte limit on channel names.
+        var channel: String {
+            let name = "roster.\(schema)"
+            return name.utf8.count <= 63 ? name : "roster.\(String(Self.hash(schema), radix: 16))"
+        }
         /// The advisory lock that orders commit numbers: two 32-bit keys, Roster's and the schema's.
         var commitLock: String { "\(Int32(bitPattern: 0x526F_7374)), \(Int32(bitPattern: UInt32(truncatingIfNeeded: Self.hash(schema))))" }
+        /// The advisory lock that orders the store's own schema changes (installing, defining,
+        /// migrating, tracking): not the commit lock, which a committing writer takes while it
+        /// may hold row locks a schema change waits for.
+        var schemaLock: String { "\(Int32(bitPattern: 0x526F_7364)), \(Int32(bitPattern: UInt32(truncatingIfNeeded: Self.hash(schema))))" }
 
         /// FNV-1a of the schema's name: a stable number to lock by.
         private static func hash(_ text: String) -> UInt64 {
@@ -57,7 +65,7 @@ enum ServerCatalog {
         if try isInstalled(names, on: connection) { return }
         try connection.execute("BEGIN")
         do throws(ServerError) {
-            _ = try connection.query("SELECT pg_advisory_xact_lock(\(names.commitLock))")
+            _ = try connection.query("SELECT pg_advisory_xact_lock(\(names.schemaLock))")
             if try !isInstalled(names, on: connection) { try connection.execute(installation(names)) }
             try connection.execute("COMMIT")
         } catch {
@@ -169,13 +177,14 @@ enum ServerCatalog {
 
     // MARK: Change log
 
-    /// The SQL that creates an entity's log table and its triggers.
+    /// The SQL that creates an entity's log table and its triggers, or puts back whichever
+    /// of them another client dropped (the triggers are always written again).
     static func changeLog(for entity: Entity, _ names: Names) -> String {
         let columns = entity.attributes.map { "\(Identifier.quoted($0.name)) \(ServerText.columnType($0.type))" }
         return """
-            CREATE TABLE \(names.log(entity.name))(_roster_xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+            CREATE TABLE IF NOT EXISTS \(names.log(entity.name))(_roster_xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
                 _roster_ord bigserial, _roster_existed boolean NOT NULL, \(columns.joined(separator: ", ")));
-            CREATE INDEX ON \(names.log(entity.name))(_roster_xid);
+            CREATE INDEX IF NOT EXISTS \(Identifier.quoted("_roster_lx_\(entity.name)")) ON \(names.log(entity.name))(_roster_xid);
             \(triggers(for: entity, names))\(bumpSchemaVersion(names))
             """
     }
@@ -236,12 +245,14 @@ enum ServerCatalog {
             + trigger("_roster_lt", "BEFORE TRUNCATE", "FOR EACH STATEMENT \(execute("lt"))")
     }
 
-    /// Whether the entity has its log table and its four triggers.
+    /// Whether the entity has its log table and its four triggers, enabled, and the commits
+    /// table its stamping trigger, enabled: otherwise writes would go unlogged.
     static func hasChangeLog(of entity: Entity, _ names: Names, on connection: ServerConnection) throws(ServerError) -> Bool {
         let rows = try connection.query("""
             SELECT to_regclass($1) IS NOT NULL AND (SELECT count(*) FROM pg_trigger
-                WHERE tgrelid = to_regclass($2) AND tgname IN ('_roster_li', '_roster_lu', '_roster_ld', '_roster_lt')) = 4
-            """, [.string(names.log(entity.name)), .string(names.table(entity.name))])
+                WHERE tgrelid = to_regclass($2) AND tgname IN ('_roster_li', '_roster_lu', '_roster_ld', '_roster_lt') AND tgenabled <> 'D') = 4
+                AND (SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass($3) AND tgname = '_roster_stamp' AND tgenabled <> 'D') = 1
+            """, [.string(names.log(entity.name)), .string(names.table(entity.name)), .string(names.commits)])
         return rows.text(0, 0) == "t"
     }
 }

@@ -110,10 +110,16 @@ struct ServerQuery {
     /// Whether PostgreSQL compares a value with a column of `type` as SQLite does: text with
     /// text, numbers with numbers, Booleans with Booleans (SQLite ranks numbers below text,
     /// and stores Booleans as 0 and 1; PostgreSQL refuses to compare across those).
+    ///
+    /// An integer and a double compare on the server as doubles, which is exact only below
+    /// 2^53; beyond it Swift (exact) decides.
     private static func isComparable(_ value: Value, with type: AttributeType) -> Bool {
+        let exact = 9_007_199_254_740_992.0  // 2^53
         switch (value, type) {
-        case (.null, _), (.string, .string), (.integer, .integer), (.integer, .double), (.double, .integer), (.double, .double), (.bool, .bool): true
-        default: false
+        case (.null, _), (.string, .string), (.integer, .integer), (.double, .double), (.bool, .bool): return true
+        case let (.integer(number), .double): return Double(number.magnitude) < exact
+        case let (.double(number), .integer): return number.magnitude < exact
+        default: return false
         }
     }
 

@@ -7,7 +7,11 @@
 /// and dollar-quoted bodies are skipped, and `;` outside them ends a statement.
 enum ServerSQLGuard {
     /// The commands that control transactions.
-    private static let refused: Set<String> = ["BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "PREPARE"]
+    private static let refused: Set<String> = [
+        "BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "PREPARE",
+        // They drop the connection's prepared statements, which the store keeps.
+        "DEALLOCATE", "DISCARD",
+    ]
 
     /// Why `sql` is refused, or nil when every statement in it may run.
     static func refusal(of sql: String) -> String? {
@@ -60,10 +64,16 @@ enum ServerSQLGuard {
                 continue
             }
             if byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") {
+                // `E'…'`: backslash escapes a quote (the `E` is the word just read).
+                let escapes = byte == UInt8(ascii: "'") && (current == [UInt8(ascii: "E")] || current == [UInt8(ascii: "e")])
                 finishWord()
                 atStart = false
                 index += 1
                 while index < bytes.count {
+                    if escapes && bytes[index] == UInt8(ascii: "\\") {
+                        index += 2
+                        continue
+                    }
                     if bytes[index] == byte {
                         if index + 1 < bytes.count && bytes[index + 1] == byte { index += 2; continue }
                         break
