@@ -254,13 +254,17 @@ enum CrossProcessScenario {
         private func consume() async throws -> [UInt64] {
             var ready: [UInt64] = []
             for index in 0..<commits {
-                var changes: [ResultsChange] = []
-                for live in lives {
-                    guard let change = try await live.nextChange() else { return ready }
-                    changes.append(change)
+                let changes: [ResultsChange]
+                if lives.count == 1 {
+                    guard let change = try await lives[0].nextChange() else { return ready }
+                    ready.append(MonotonicClock.now())
+                    changes = [change]
+                } else {
+                    let (taken, last) = try await takeFromEach()
+                    guard taken.count == lives.count else { return ready }
+                    ready.append(last)
+                    changes = taken
                 }
-                // When the last of the live results has its change.
-                ready.append(MonotonicClock.now())
                 let expected = Value.string(CrossProcessWriter.key(prefix: keyPrefix, index))
                 for change in changes {
                     let inserted = change.group.objectChanges.filter { $0.type == .insert }.map(\.item)
@@ -271,6 +275,21 @@ enum CrossProcessScenario {
                 if index < commits - 1 { try acknowledgements.write(contentsOf: Data("ack\n".utf8)) }
             }
             return ready
+
+            /// Each live results' next change, each awaited on a task of its own as each
+            /// client would take its changes in its own isolation; the commit's stamp is when
+            /// the last of them had it.
+            func takeFromEach() async throws -> (changes: [ResultsChange], last: UInt64) {
+                let taken = try await withThrowingTaskGroup(of: (ResultsChange?, UInt64).self) { group in
+                    for live in lives {
+                        group.addTask { (try await live.nextChange(), MonotonicClock.now()) }
+                    }
+                    var taken: [(ResultsChange?, UInt64)] = []
+                    for try await result in group { taken.append(result) }
+                    return taken
+                }
+                return (taken.compactMap(\.0), taken.map(\.1).max() ?? 0)
+            }
         }
     }
 }

@@ -16,16 +16,18 @@ import Synchronization
 ///   the insert's return to the controller's `didChange`.
 /// - **Fan-out**: 20 stores in this process, each with a watching queue and a live query,
 ///   and the writer in another process: from its commit until all 20 have the change.
-/// - **Concurrent writers**: 8 connections insert one post per commit for
-///   ``BenchmarkConfiguration/concurrentWriteSeconds`` while a watching client counts every
-///   insert it hears; reports commits a second, and a mismatch for any insert heard twice,
-///   never heard, or a client whose results differ from a fresh fetch.
+/// - **Concurrent writers**: 8 connections (a thread each) insert one post per commit for
+///   ``BenchmarkConfiguration/concurrentWriteSeconds`` while 4 watching clients, each a
+///   store of its own, count every insert they hear; reports commits a second, and a
+///   mismatch for any insert a client heard twice or never, or a client whose results
+///   differ from a fresh fetch.
 enum ServerScenario {
     static let table = TextTable(labels: 2, [
         ("N", 9), ("what", 34), ("commits", 7), ("median", 8), ("p95", 8), ("p99", 8), ("max", 9), ("ratio", 10),
     ])
     static let fanOutClients = 20
     static let writers = 8
+    static let watchingClients = 4
 
     static func run(_ configuration: BenchmarkConfiguration, reporter: BenchmarkReporter) throws {
         reporter.print("")
@@ -173,75 +175,107 @@ enum ServerScenario {
     }
 
     private static func concurrentWriters(size: Int, seconds: Double, url: String, reporter: BenchmarkReporter) throws {
-        reporter.progress("server: \(writers) writers for \(seconds) s, N=\(size)")
+        reporter.progress("server: \(writers) writers for \(seconds) s, \(watchingClients) clients, N=\(size)")
         let fixture = try ServerFixture(size: size, serverURL: url)
-        let queue = try StoreQueue(postgresURL: fixture.url)
-        let live = try LiveResults(queue: queue, request: PostFixture.request)
-        defer { live.close() }
-        queue.startWatching()
-        defer { queue.stopWatching() }
 
-        // The client: every insert it hears, counted.
-        let heard = Mutex<[Value: Int]>([:])
-        let listening = Atomic<Bool>(true)
-        let client = Thread {
-            while listening.load(ordering: .acquiring) || live.hasPendingChanges {
-                if let change = try? live.takeChange() {
-                    heard.withLock { counts in
-                        for object in change.group.objectChanges where object.type == .insert { counts[object.item, default: 0] += 1 }
+        // The clients, each a store of its own with a watching queue: every insert each
+        // hears, counted, on a thread of its own.
+        final class Client: Sendable {
+            let queue: StoreQueue
+            let live: LiveResults
+            let heard = Mutex<[Value: Int]>([:])
+            let listening = Atomic<Bool>(true)
+            let finished = DispatchSemaphore(value: 0)
+
+            init(url: String) throws {
+                queue = try StoreQueue(postgresURL: url)
+                live = try LiveResults(queue: queue, request: PostFixture.request)
+                queue.startWatching()
+                Thread { [self] in
+                    while listening.load(ordering: .acquiring) || live.hasPendingChanges {
+                        if let change = try? live.takeChange() {
+                            heard.withLock { counts in
+                                for object in change.group.objectChanges where object.type == .insert { counts[object.item, default: 0] += 1 }
+                            }
+                        } else {
+                            Thread.sleep(forTimeInterval: 0.001)
+                        }
                     }
-                } else {
-                    Thread.sleep(forTimeInterval: 0.001)
-                }
+                    finished.signal()
+                }.start()
+            }
+
+            func stop() {
+                listening.store(false, ordering: .releasing)
+                finished.wait()
+                queue.stopWatching()
+                live.close()
             }
         }
-        client.start()
+        let clients = try (0..<watchingClients).map { _ in try Client(url: fixture.url) }
 
+        // The writers: a thread each, so that all commit at once (not concurrentPerform,
+        // which runs as many at a time as there are cores).
         let committed = Mutex<[Value]>([])
         let failures = Mutex<[String]>([])
         let deadline = MonotonicClock.now() + UInt64(seconds * 1e9)
         let start = MonotonicClock.now()
         let fixtureURL = fixture.url
-        DispatchQueue.concurrentPerform(iterations: writers) { writer in
-            do {
-                let store = try Store(postgresURL: fixtureURL)
-                var keys: [Value] = []
-                var number = 0
-                while MonotonicClock.now() < deadline {
-                    let key = Value.string("c\(writer)-\(number)")
-                    try store.insert("Post", [
-                        "id": key, "day": .string(PostFixture.days[(writer * 7 + number) % 30]), "rank": .integer(Int64(number % 1_000)),
-                        "score": .double(Double(writer)), "title": .string("Writer \(writer)"), "pinned": .bool(false),
-                    ])
-                    keys.append(key)
-                    number += 1
+        let done = DispatchGroup()
+        for writer in 0..<writers {
+            done.enter()
+            Thread {
+                defer { done.leave() }
+                do {
+                    let store = try Store(postgresURL: fixtureURL)
+                    var keys: [Value] = []
+                    var number = 0
+                    while MonotonicClock.now() < deadline {
+                        let key = Value.string("c\(writer)-\(number)")
+                        try store.insert("Post", [
+                            "id": key, "day": .string(PostFixture.days[(writer * 7 + number) % 30]), "rank": .integer(Int64(number % 1_000)),
+                            "score": .double(Double(writer)), "title": .string("Writer \(writer)"), "pinned": .bool(false),
+                        ])
+                        keys.append(key)
+                        number += 1
+                    }
+                    committed.withLock { $0 += keys }
+                } catch {
+                    failures.withLock { $0.append("writer \(writer): \(error)") }
                 }
-                committed.withLock { $0 += keys }
-            } catch {
-                failures.withLock { $0.append("writer \(writer): \(error)") }
-            }
+            }.start()
         }
+        done.wait()
         let elapsed = Double(MonotonicClock.elapsed(from: start, to: MonotonicClock.now())) / 1e9
         let inserted = committed.withLock { $0 }
-        // Wait for the client to hear the last of them (30 s at most).
+        // Wait for every client to hear the last of them (30 s at most).
         let waitEnd = MonotonicClock.now() + 30_000_000_000
-        while heard.withLock({ $0.count }) < inserted.count && MonotonicClock.now() < waitEnd { Thread.sleep(forTimeInterval: 0.01) }
-        listening.store(false, ordering: .releasing)
-        while !client.isFinished { Thread.sleep(forTimeInterval: 0.001) }
-        let counts = heard.withLock { $0 }
+        while clients.contains(where: { $0.heard.withLock { $0.count } < inserted.count }) && MonotonicClock.now() < waitEnd {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        clients.forEach { $0.stop() }
 
-        let twice = counts.values.filter { $0 > 1 }.count
-        let missed = inserted.filter { counts[$0] == nil }.count
         let fresh = try ResultsController(store: fixture.store, request: PostFixture.request)
         try fresh.performFetch()
-        let matches = try fresh.fetchedObjects.map(\.key) == live.fetchedObjects.map(\.key)
+        let freshKeys = try fresh.fetchedObjects.map(\.key)
+        var twice = 0, missed = 0, differing = 0
+        for (index, client) in clients.enumerated() {
+            let counts = client.heard.withLock { $0 }
+            let clientTwice = counts.values.filter { $0 > 1 }.count
+            let clientMissed = inserted.filter { counts[$0] == nil }.count
+            twice += clientTwice
+            missed += clientMissed
+            if clientTwice > 0 { reporter.mismatch(.server, size: size, "concurrent writers: client \(index) heard \(clientTwice) inserts twice") }
+            if clientMissed > 0 { reporter.mismatch(.server, size: size, "concurrent writers: client \(index) never heard \(clientMissed) of \(inserted.count) inserts") }
+            if client.live.fetchedObjects.map(\.key) != freshKeys {
+                differing += 1
+                reporter.mismatch(.server, size: size, "concurrent writers: client \(index)'s results differ from a fresh fetch")
+            }
+        }
         for failure in failures.withLock({ $0 }) { reporter.mismatch(.server, size: size, "concurrent writers: \(failure)") }
-        if twice > 0 { reporter.mismatch(.server, size: size, "concurrent writers: \(twice) inserts were delivered twice") }
-        if missed > 0 { reporter.mismatch(.server, size: size, "concurrent writers: \(missed) of \(inserted.count) inserts were never delivered") }
-        if !matches { reporter.mismatch(.server, size: size, "concurrent writers: the client's results differ from a fresh fetch") }
         let rate = Double(inserted.count) / elapsed
         reporter.print("  \(writers) writers for \(Format.fixed(elapsed, decimals: 1)) s: \(inserted.count) commits, \(Format.fixed(rate, decimals: 0)) commits/s; "
-            + "the client heard \(counts.count) inserts (\(twice) twice, \(missed) missed); its results \(matches ? "equal" : "DIFFER FROM") a fresh fetch")
+            + "\(clients.count) clients heard them: \(twice) twice, \(missed) missed; \(clients.count - differing) of \(clients.count) clients' results equal a fresh fetch")
         reporter.record(.server, size: size, "writers\(writers).commits_per_second", rate, unit: "1/s")
         reporter.record(.server, size: size, "writers\(writers).missed", Double(missed), unit: "inserts")
         reporter.record(.server, size: size, "writers\(writers).twice", Double(twice), unit: "inserts")
