@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Roster
 import RosterBenchmarks
 
 /// `roster bench`: measures live queries against re-fetch and diff, and performFetch
@@ -82,7 +83,7 @@ struct BenchCommand: ParsableCommand {
             guard baselineIterations >= 1 else { throw ValidationError("--baseline-iterations must be at least 1") }
             configuration.baselineIterations = baselineIterations
         }
-        if let store, store.hasPrefix("postgresql://") || store.hasPrefix("postgres://") {
+        if let store, PostgresSchema.isURL(store) {
             configuration.serverURL = store
         } else if let store {
             var isDirectory: ObjCBool = false

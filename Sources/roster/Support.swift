@@ -32,7 +32,7 @@ enum StoreLocation {
     /// Whether `location` names a PostgreSQL server rather than a file.
     static func isServer(_ location: String?) -> Bool {
         guard let location else { return false }
-        return location.hasPrefix("postgresql://") || location.hasPrefix("postgres://")
+        return PostgresSchema.isURL(location)
     }
 
     /// Creates the store: at `path`, which must not exist yet, or in a new temporary folder;

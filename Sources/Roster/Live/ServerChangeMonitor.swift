@@ -21,7 +21,6 @@ package final class ServerChangeMonitor: Sendable {
     /// What the monitor and its thread share.
     private final class Flags: Sendable {
         let stopped = Atomic<Bool>(false)
-        let connected = Atomic<Bool>(false)
     }
 
     private let flags = Flags()
@@ -41,7 +40,6 @@ package final class ServerChangeMonitor: Sendable {
             while !flags.stopped.load(ordering: .acquiring) {
                 if connection == nil {
                     connection = Self.listen(url: url, channel: channel)
-                    flags.connected.store(connection != nil, ordering: .releasing)
                     if connection == nil {
                         Self.sleep(milliseconds: retry, unless: flags)
                         continue
@@ -62,7 +60,6 @@ package final class ServerChangeMonitor: Sendable {
                     } catch {
                         listening.close()
                         connection = nil
-                        flags.connected.store(false, ordering: .releasing)
                         onChange(false)
                         continue
                     }
@@ -79,9 +76,6 @@ package final class ServerChangeMonitor: Sendable {
     }
 
     deinit { stop() }
-
-    /// Whether the monitor's connection is listening now.
-    package var isListening: Bool { flags.connected.load(ordering: .acquiring) }
 
     /// Stops listening: the thread ends after any call to `onChange` under way.
     package func stop() {

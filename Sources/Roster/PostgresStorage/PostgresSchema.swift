@@ -41,10 +41,21 @@ public enum PostgresSchema {
         }
     }
 
+    /// Whether `location` is a PostgreSQL URL (`postgresql://…` or `postgres://…`) rather
+    /// than a file path: what `roster`'s `--store` and ``ExternalConnection`` go by.
+    public static func isURL(_ location: String) -> Bool {
+        location.hasPrefix("postgresql://") || location.hasPrefix("postgres://")
+    }
+
+    /// `url` without its password, for messages and reports.
+    package static func redacted(_ url: String) -> String {
+        ServerConnection.redacted(url)
+    }
+
     /// `url` with `schema` as its search path: a URL gains `options=-csearch_path%3D<schema>`
     /// in its query; a `key=value` string gains `options='-csearch_path=<schema>'`.
     public static func url(_ url: String, searchPath schema: String) -> String {
-        if url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") {
+        if isURL(url) {
             return url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
         }
         return url + " options='-csearch_path=\(schema)'"

@@ -31,8 +31,6 @@ final class PostgresStorage {
     var fingerprintEntities: [String] = []
     /// The `pruned_through` last read.
     var knownPrunedThrough: Int64 = 0
-    /// The `schema_version` after the store's own last change of the schema.
-    var knownSchemaVersion: Int64 = 0
     /// The schema's fingerprint at the last ``checkSchema(of:observed:)`` (empty: never checked).
     var knownFingerprint = ""
     /// Entities whose table the last schema check found missing or unfit.
@@ -74,13 +72,11 @@ final class PostgresStorage {
             // could otherwise hide that the log no longer reaches back to the cursor.
             let start = try reader.query("""
                 SELECT (SELECT coalesce(max(seq), 0) FROM \(names.commits)),
-                       (SELECT value FROM \(names.meta) WHERE name = 'pruned_through'),
-                       (SELECT value FROM \(names.meta) WHERE name = 'schema_version')
+                       (SELECT value FROM \(names.meta) WHERE name = 'pruned_through')
                 """)
             cursor = start.integer(0, 0) ?? 0
             notedNewest = cursor
             knownPrunedThrough = start.integer(0, 1) ?? 0
-            knownSchemaVersion = start.integer(0, 2) ?? 0
         } catch {
             throw .server(error)
         }
@@ -175,24 +171,20 @@ extension PostgresStorage: StorageBackend {
         }
     }
 
-    /// Runs the SQL that `plan` returns in one transaction under the schema's lock; a
-    /// change of the store's own is no news to its schema check.
+    /// Runs the SQL that `plan` returns in one transaction under the schema's lock (the
+    /// SQL bumps `schema_version`, which every client's schema check notices).
     func schemaChange(_ plan: (ServerConnection) throws(StoreError) -> String) throws(StoreError) {
         guard !writer.isInTransaction else { throw .transaction("entities are defined and tracked outside a transaction") }
         try writing { connection throws(ServerError) in try connection.execute("BEGIN") }
         do throws(StoreError) {
-            let before = try writing { connection throws(ServerError) in
+            try writing { connection throws(ServerError) in
                 _ = try connection.query("SELECT pg_advisory_xact_lock(\(names.schemaLock))")
-                return try Self.meta("schema_version", names, on: connection)
             }
             let sql = try plan(writer)
-            let after = try writing { connection throws(ServerError) in
+            try writing { connection throws(ServerError) in
                 if !sql.isEmpty { try connection.execute(sql) }
-                let after = try Self.meta("schema_version", names, on: connection)
                 try connection.execute("COMMIT")
-                return after
             }
-            if before == knownSchemaVersion { knownSchemaVersion = after }
         } catch {
             try? writer.execute("ROLLBACK")
             throw error

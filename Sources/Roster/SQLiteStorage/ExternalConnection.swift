@@ -26,7 +26,7 @@ public final class ExternalConnection {
     /// - Throws: ``StoreError/database(_:)`` when the file cannot be opened;
     ///   ``StoreError/server(_:)`` when the server cannot be reached.
     public init(path: String, busyTimeout milliseconds: Int32 = 5_000) throws(StoreError) {
-        if path.hasPrefix("postgresql://") || path.hasPrefix("postgres://") {
+        if PostgresSchema.isURL(path) {
             connection = nil
             do {
                 let server = try ServerConnection(url: path)

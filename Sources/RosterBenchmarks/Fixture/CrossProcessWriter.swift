@@ -33,7 +33,7 @@ package enum CrossProcessWriter {
     package static func run(storePath: String, commits: Int, keyPrefix: String, maximumPause: Duration, seed: UInt64) throws {
         // On a PostgreSQL server (the `server` scenario) the commit is done when the insert
         // returns; on a file, SQLite's WAL hook stamps it.
-        let onServer = storePath.hasPrefix("postgresql://") || storePath.hasPrefix("postgres://")
+        let onServer = PostgresSchema.isURL(storePath)
         let store: Store
         if onServer {
             store = try Store(postgresURL: storePath)

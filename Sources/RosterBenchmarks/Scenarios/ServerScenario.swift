@@ -39,7 +39,7 @@ enum ServerScenario {
             reporter.print("server: skipped (no executable to run `bench-writer` in another process)")
             return
         }
-        reporter.print("server: Roster on PostgreSQL at \(redacted(url)); each size in a schema of its own")
+        reporter.print("server: Roster on PostgreSQL at \(PostgresSchema.redacted(url)); each size in a schema of its own")
         reporter.print("  ms from the writer's COMMIT (another process; an insert's return) to the change in the consumer's hands")
         table.header.forEach(reporter.print)
         for size in configuration.sizes {
@@ -279,12 +279,5 @@ enum ServerScenario {
         reporter.record(.server, size: size, "writers\(writers).commits_per_second", rate, unit: "1/s")
         reporter.record(.server, size: size, "writers\(writers).missed", Double(missed), unit: "inserts")
         reporter.record(.server, size: size, "writers\(writers).twice", Double(twice), unit: "inserts")
-    }
-
-    /// The URL without its password, for the report.
-    static func redacted(_ url: String) -> String {
-        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@"),
-              let colon = url[scheme.upperBound..<at].firstIndex(of: ":") else { return url }
-        return String(url[..<colon]) + ":***" + String(url[at...])
     }
 }
