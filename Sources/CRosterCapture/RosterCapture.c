@@ -19,6 +19,8 @@
 /// default) unless one row alone does.
 #define CHUNK_LIMIT (8u * 1024u * 1024u)
 #define FORMAT_VERSION 1
+/// Past this many bytes a table's row images are dropped (see put_image).
+#define IMAGES_LIMIT (64u * 1024u * 1024u)
 
 enum { TAG_INSERTED = 0, TAG_BEFORE = 1, TAG_UNKNOWN = 2, TAG_CHANGED = 3 };
 enum { VALUE_NULL = 0, VALUE_INTEGER = 1, VALUE_REAL = 2, VALUE_TEXT = 3, VALUE_BLOB = 4 };
@@ -42,6 +44,10 @@ typedef struct {
     buffer *chunks;
     int chunk_count;
     int chunk_capacity;
+    /// The rows as the transaction leaves them (see put_image).
+    buffer images;
+    /// Set when the images were dropped: out of memory, too large, or rows not mapped.
+    int images_dropped;
 } tracked_table;
 
 struct roster_capture {
@@ -60,18 +66,23 @@ int roster_capture_is_available(void) {
 
 // MARK: Buffers
 
-static int reserve(roster_capture *capture, buffer *b, size_t more) {
+/// Makes room for `more` bytes; sets `*failed` and returns 0 when out of memory.
+static int reserve_or_flag(int *failed, buffer *b, size_t more) {
     if (b->size + more <= b->capacity) return 1;
     size_t capacity = b->capacity ? b->capacity : 4096;
     while (capacity < b->size + more) capacity *= 2;
     unsigned char *bytes = realloc(b->bytes, capacity);
     if (!bytes) {
-        capture->failed = 1;
+        *failed = 1;
         return 0;
     }
     b->bytes = bytes;
     b->capacity = capacity;
     return 1;
+}
+
+static int reserve(roster_capture *capture, buffer *b, size_t more) {
+    return reserve_or_flag(&capture->failed, b, more);
 }
 
 static void put_varint(buffer *b, uint64_t value) {
@@ -82,17 +93,18 @@ static void put_varint(buffer *b, uint64_t value) {
     b->bytes[b->size++] = (unsigned char)value;
 }
 
-static int put_value(roster_capture *capture, buffer *b, sqlite3_value *value) {
+/// Appends a value; sets `*failed` and returns 0 when out of memory.
+static int put_value_or_flag(int *failed, buffer *b, sqlite3_value *value) {
     switch (sqlite3_value_type(value)) {
     case SQLITE_INTEGER: {
-        if (!reserve(capture, b, 11)) return 0;
+        if (!reserve_or_flag(failed, b, 11)) return 0;
         int64_t number = sqlite3_value_int64(value);
         b->bytes[b->size++] = VALUE_INTEGER;
         put_varint(b, ((uint64_t)number << 1) ^ (uint64_t)(number >> 63));
         return 1;
     }
     case SQLITE_FLOAT: {
-        if (!reserve(capture, b, 9)) return 0;
+        if (!reserve_or_flag(failed, b, 9)) return 0;
         double number = sqlite3_value_double(value);
         uint64_t bits;
         memcpy(&bits, &number, sizeof bits);
@@ -108,10 +120,10 @@ static int put_value(roster_capture *capture, buffer *b, sqlite3_value *value) {
         size_t count = (size_t)sqlite3_value_bytes(value);
         if (!data && count > 0) {
             // SQLite could not make the text (out of memory).
-            capture->failed = 1;
+            *failed = 1;
             return 0;
         }
-        if (!reserve(capture, b, 11 + count)) return 0;
+        if (!reserve_or_flag(failed, b, 11 + count)) return 0;
         b->bytes[b->size++] = isText ? VALUE_TEXT : VALUE_BLOB;
         put_varint(b, count);
         if (count) memcpy(b->bytes + b->size, data, count);
@@ -119,10 +131,14 @@ static int put_value(roster_capture *capture, buffer *b, sqlite3_value *value) {
         return 1;
     }
     default:
-        if (!reserve(capture, b, 1)) return 0;
+        if (!reserve_or_flag(failed, b, 1)) return 0;
         b->bytes[b->size++] = VALUE_NULL;
         return 1;
     }
+}
+
+static int put_value(roster_capture *capture, buffer *b, sqlite3_value *value) {
+    return put_value_or_flag(&capture->failed, b, value);
 }
 
 /// Starts a chunk (with its header) after the last one; NULL when out of memory.
@@ -256,6 +272,40 @@ static void put_changes(roster_capture *capture, tracked_table *table, sqlite3_v
     finish_entry(capture, table, start);
 }
 
+/// Drops the table's row images for the rest of the transaction: readers read the rows.
+static void drop_images(tracked_table *table) {
+    free(table->images.bytes);
+    table->images = (buffer){0};
+    table->images_dropped = 1;
+}
+
+/// Notes the row `key` has as the write leaves it — its new values, or none (`has_row`
+/// 0) — in the table's images: a buffer in the format of a chunk whose tag 1 entries hold
+/// the row *now* and tag 0 entries say the key has no row. They are not logged: the
+/// store's own delivery takes them instead of reading back the rows it just wrote. Out of
+/// memory or past IMAGES_LIMIT they are dropped, which fails nothing.
+static void put_image(roster_capture *capture, tracked_table *table, sqlite3_value *key, int has_row) {
+    if (table->images_dropped) return;
+    buffer *b = &table->images;
+    int *dropped = &table->images_dropped;
+    if (b->size == 0) {
+        if (!reserve_or_flag(dropped, b, 12)) goto drop;
+        b->bytes[b->size++] = FORMAT_VERSION;
+        put_varint(b, (uint64_t)table->column_count);
+    }
+    if (!reserve_or_flag(dropped, b, 1)) goto drop;
+    b->bytes[b->size++] = (unsigned char)(has_row ? TAG_BEFORE : TAG_INSERTED);
+    if (!put_value_or_flag(dropped, b, key)) goto drop;
+    for (int i = 0; has_row && i < table->column_count; i++) {
+        sqlite3_value *value = NULL;
+        if (sqlite3_preupdate_new(capture->db, table->columns[i], &value) != SQLITE_OK || !value) goto drop;
+        if (!put_value_or_flag(dropped, b, value)) goto drop;
+    }
+    if (b->size <= IMAGES_LIMIT) return;
+drop:
+    drop_images(table);
+}
+
 static void preupdate(void *context, sqlite3 *db, int op, const char *database, const char *name,
                       sqlite3_int64 oldRowid, sqlite3_int64 newRowid) {
     (void)oldRowid;
@@ -268,6 +318,7 @@ static void preupdate(void *context, sqlite3 *db, int op, const char *database, 
     if (sqlite3_preupdate_count(db) != table->table_column_count) {
         // The table's columns changed since they were read: the row cannot be mapped.
         put_entry(capture, table, TAG_UNKNOWN, NULL, NULL);
+        drop_images(table);
         return;
     }
     sqlite3_value *oldKey = NULL, *newKey = NULL;
@@ -275,10 +326,12 @@ static void preupdate(void *context, sqlite3 *db, int op, const char *database, 
     case SQLITE_INSERT:
         if (sqlite3_preupdate_new(db, table->key_column, &newKey) != SQLITE_OK) break;
         put_entry(capture, table, TAG_INSERTED, newKey, NULL);
+        put_image(capture, table, newKey, 1);
         return;
     case SQLITE_DELETE:
         if (sqlite3_preupdate_old(db, table->key_column, &oldKey) != SQLITE_OK) break;
         put_entry(capture, table, TAG_BEFORE, oldKey, sqlite3_preupdate_old);
+        put_image(capture, table, oldKey, 0);
         return;
     case SQLITE_UPDATE: {
         int changed = 0, failed = 0;
@@ -298,12 +351,15 @@ static void preupdate(void *context, sqlite3 *db, int op, const char *database, 
         if (same_value(oldKey, newKey) && sqlite3_value_type(oldKey) == sqlite3_value_type(newKey)) {
             // The usual update: only the values it changes are logged, with their old values.
             put_changes(capture, table, oldKey, changed);
+            put_image(capture, table, newKey, 1);
             return;
         }
         // The key changed: the old key left with its whole row, and a new key came.
         put_entry(capture, table, TAG_BEFORE, oldKey, sqlite3_preupdate_old);
+        put_image(capture, table, oldKey, 0);
         if (sqlite3_preupdate_new(db, table->key_column, &newKey) != SQLITE_OK) break;
         put_entry(capture, table, TAG_INSERTED, newKey, NULL);
+        put_image(capture, table, newKey, 1);
         return;
     }
     default:
@@ -387,6 +443,7 @@ void roster_capture_untrack_all(roster_capture *capture) {
         tracked_table *table = &capture->tables[i];
         for (int j = 0; j < table->chunk_capacity; j++) free(table->chunks[j].bytes);
         free(table->chunks);
+        free(table->images.bytes);
         free(table->columns);
         free(table->changed);
         free(table->name);
@@ -435,13 +492,29 @@ void roster_capture_clear(roster_capture *capture) {
             }
         }
         table->chunk_count = 0;
+        table->images_dropped = 0;
+        table->images.size = 0;
+        if (table->images.capacity > (1u << 20)) {
+            free(table->images.bytes);
+            table->images = (buffer){0};
+        }
     }
 }
 
 void roster_capture_mark_unknown(roster_capture *capture) {
     for (int i = 0; i < capture->table_count; i++) {
         put_entry(capture, &capture->tables[i], TAG_UNKNOWN, NULL, NULL);
+        drop_images(&capture->tables[i]);
     }
+}
+
+const unsigned char *roster_capture_images(const roster_capture *capture, int table, size_t *size) {
+    *size = 0;
+    if (table < 0 || table >= capture->table_count) return NULL;
+    const tracked_table *tracked = &capture->tables[table];
+    if (tracked->images_dropped || tracked->images.size == 0) return NULL;
+    *size = tracked->images.size;
+    return tracked->images.bytes;
 }
 
 void roster_capture_set_paused(roster_capture *capture, int paused) {

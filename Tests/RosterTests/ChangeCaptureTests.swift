@@ -424,3 +424,153 @@ struct ChangeCaptureRandomTests {
         }
     }
 }
+
+/// The rows now that a delivery takes from the store's own transactions (``OwnRowImages``)
+/// instead of reading them back: over random transactions of the store — with savepoints
+/// rolled back, writes that fail, raw SQL — and of another connection, every touched key's
+/// row now is the table's, and no changed key is missing.
+@Suite("Change capture: rows now from the store's own writes")
+struct OwnRowImagesTests {
+    /// Every delivery's touched rows, merged: each key's row at the last check and now.
+    final class Touches: StoreObserver {
+        let observedEntityNames = ["Item"]
+        var rows: [Value: TouchedRow] = [:]
+        var failures: [StoreError] = []
+
+        func storeDidCommit(_ changes: CommittedChanges, in store: Store) {
+            for (key, row) in changes.rowsByEntity["Item"] ?? [:] {
+                rows[key] = TouchedRow(before: rows[key].map { $0.before } ?? row.before, after: row.after)
+            }
+        }
+
+        func storeDidFailToDeliver(_ error: StoreError, mustResync: Bool) { failures.append(error) }
+    }
+
+    static func itemStore() throws -> (Store, Touches) {
+        let store = try Store.temporary()
+        try store.define(Entity("Item", key: "id", attributes: [
+            Attribute("id", .string), Attribute("title", .string), Attribute("rank", .integer), Attribute("score", .double),
+        ]))
+        try store.ensureTracking(of: store.entity(named: "Item"))
+        let touches = Touches()
+        store.addObserver(touches)
+        return (store, touches)
+    }
+
+    @Test func aCommittedTransactionsRowsAreTakenAndOnlyWhenTheyAreExact() throws {
+        let (store, touches) = try Self.itemStore()
+        let images = try #require(store.sqlite.capture?.images)
+        var taken = images.rowsTaken
+        try store.write {
+            try store.insert("Item", ["id": "a", "rank": 1])
+            try store.insert("Item", ["id": "b", "rank": 2])
+            try store.update("Item", key: "a", ["rank": 3])
+            try store.delete("Item", key: "b")
+        }
+        #expect(images.rowsTaken == taken + 2, "a and b came from the transaction's images")
+        #expect(touches.rows["a"]?.after == ["a", .null, .integer(3), .null])
+        #expect(touches.rows["b"].map { $0.before == nil && $0.after == nil } ?? true, "inserted and deleted in one transaction: no change")
+        #expect(images.count == 0, "delivered, so dropped")
+        // A transaction that ran raw SQL, rolled back to a savepoint or had a write fail
+        // keeps none: its delivery reads the rows.
+        taken = images.rowsTaken
+        try store.write { try store.execute("UPDATE Item SET rank = 4 WHERE id = 'a'") }
+        struct Undo: Error {}
+        try store.write {
+            try store.insert("Item", ["id": "c", "rank": 5])
+            _ = try? store.savepoint { () throws -> Void in
+                try store.update("Item", key: "c", ["rank": 6])
+                throw Undo()
+            }
+        }
+        try store.write {
+            try store.update("Item", key: "c", ["rank": 7])
+            _ = try? store.insert("Item", ["id": "c"])
+        }
+        #expect(images.rowsTaken == taken)
+        #expect(touches.rows["a"]?.after == ["a", .null, .integer(4), .null])
+        #expect(touches.rows["c"]?.after == ["c", .null, .integer(7), .null])
+        #expect(touches.failures.isEmpty)
+    }
+
+    @Test(arguments: 0..<12)
+    func everyTouchedKeysRowNowIsTheTables(seed: UInt64) throws {
+        var generator = SplitMix64(seed: seed)
+        let (store, touches) = try Self.itemStore()
+        let images = try #require(store.sqlite.capture?.images)
+        let other = try ExternalConnection(path: store.path)
+        let keys = (0..<8).map { Value.string("k\($0)") }
+        func table() throws -> [Value: [Value]] {
+            let statement = try store.reader.prepare("SELECT id, title, rank, score FROM Item")
+            var rows: [Value: [Value]] = [:]
+            let entity = try store.entity(named: "Item")
+            while try statement.step() {
+                let row = entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) }
+                rows[row[0]] = row
+            }
+            return rows
+        }
+        var seen = try table()
+        func randomValues() -> [String: Value] {
+            var values: [String: Value] = [:]
+            if Bool.random(using: &generator) { values["title"] = .string(["a", "b", "é"].randomElement(using: &generator) ?? "a") }
+            if Bool.random(using: &generator) { values["rank"] = .integer(Int64.random(in: 0..<3, using: &generator)) }
+            if Bool.random(using: &generator) { values["score"] = Bool.random(using: &generator) ? .null : .double(Double(Int.random(in: 0..<2, using: &generator))) }
+            return values
+        }
+        func randomWrite(_ key: Value) throws {
+            let exists = try store.fetch("Item", key: key) != nil
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0:
+                // A write that fails: the key is taken.
+                if !exists { try store.insert("Item", randomValues().merging(["id": key]) { $1 }) }
+                _ = try? store.insert("Item", ["id": key])
+            case 1:
+                let quoted = "'\(key.description.filter { $0 != "'" })'"
+                try store.execute("UPDATE Item SET rank = coalesce(rank, 0) + 1 WHERE id = \(quoted)")
+            case 2:
+                struct Undo: Error {}
+                _ = try? store.savepoint { () throws -> Void in
+                    if exists { try store.update("Item", key: key, randomValues()) } else { try store.insert("Item", ["id": key]) }
+                    throw Undo()
+                }
+            default:
+                if !exists {
+                    try store.insert("Item", randomValues().merging(["id": key]) { $1 })
+                } else if Int.random(in: 0..<4, using: &generator) == 0 {
+                    try store.delete("Item", key: key)
+                } else {
+                    try store.update("Item", key: key, randomValues())
+                }
+            }
+        }
+        for step in 0..<200 {
+            let key = keys.randomElement(using: &generator) ?? keys[0]
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<6:
+                try store.write {
+                    for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                        try randomWrite(Bool.random(using: &generator) ? key : (keys.randomElement(using: &generator) ?? key))
+                    }
+                }
+            case 6:
+                let quoted = "'\(key.description.filter { $0 != "'" })'"
+                try other.execute("UPDATE Item SET title = 'other' WHERE id = \(quoted)")
+            default:
+                _ = try store.pollExternalChanges()
+                let now = try table()
+                for (key, row) in touches.rows where row.before != row.after {
+                    #expect(row.before == seen[key], "step \(step): \(key) before")
+                    #expect(row.after == now[key], "step \(step): \(key) after")
+                }
+                for key in Set(seen.keys).union(now.keys) where seen[key] != now[key] {
+                    #expect(touches.rows[key] != nil, "step \(step): \(key) changed but was not touched")
+                }
+                touches.rows = [:]
+                seen = now
+            }
+        }
+        #expect(images.rowsTaken > 0, "some deliveries took the store's own rows")
+        #expect(touches.failures.isEmpty)
+    }
+}

@@ -51,6 +51,13 @@ void roster_capture_clear(roster_capture *capture);
 /// re-fetch (the table's columns changed inside the transaction).
 void roster_capture_mark_unknown(roster_capture *capture);
 
+/// The rows the transaction left in `table` — the row now of each key it wrote, or none —
+/// in the format of a chunk (tag 1: the row now follows; tag 0: no row now), valid until
+/// the next write or roster_capture_clear; NULL when there are none or they were dropped
+/// (out of memory, too large, or the table's columns changed). Not logged: the store's own
+/// delivery reads them instead of the rows it just wrote.
+const unsigned char *roster_capture_images(const roster_capture *capture, int table, size_t *size);
+
 /// Pauses (1) or resumes (0) capturing, for the store's own bookkeeping writes.
 void roster_capture_set_paused(roster_capture *capture, int paused);
 

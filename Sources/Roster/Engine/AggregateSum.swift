@@ -41,9 +41,9 @@ struct AggregateSum: Sendable, Hashable {
         }
     }
 
-    /// Adds one to a count.
-    mutating func addOne(sign: Int) {
-        integer &+= Int128(sign)
+    /// Adds `objects` to a count (negative: takes them away).
+    mutating func addCount(_ objects: Int) {
+        integer &+= Int128(objects)
     }
 
     private mutating func addReal(_ number: Double) {

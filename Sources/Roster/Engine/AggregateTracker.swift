@@ -164,22 +164,24 @@ struct AggregateTracker: Sendable {
         if sections[name]?.objects == 0 { sections[name] = nil }
     }
 
+    /// Term by term, then row by row: a term (and its predicate) is taken apart once per
+    /// run of rows, not once per row.
     private static func add(_ rows: some Collection<[Value]>, sign: Int, terms: [BoundAggregates.Term], to group: inout Group, and total: inout Group) {
-        for row in rows { add(row, sign: sign, terms: terms, to: &group, and: &total) }
-    }
-
-    private static func add(_ row: [Value], sign: Int, terms: [BoundAggregates.Term], to group: inout Group, and total: inout Group) {
-        group.objects += sign
-        total.objects += sign
+        group.objects += sign * rows.count
+        total.objects += sign * rows.count
         for (index, term) in terms.enumerated() {
             switch term {
             case let .count(predicate):
-                guard predicate.evaluate(row) else { continue }
-                group.sums[index].addOne(sign: sign)
-                total.sums[index].addOne(sign: sign)
+                var counted = 0
+                for row in rows where predicate.evaluate(row) { counted += 1 }
+                guard counted > 0 else { continue }
+                group.sums[index].addCount(sign * counted)
+                total.sums[index].addCount(sign * counted)
             case let .sum(attribute, _):
-                group.sums[index].add(row[attribute], sign: sign)
-                total.sums[index].add(row[attribute], sign: sign)
+                for row in rows {
+                    group.sums[index].add(row[attribute], sign: sign)
+                    total.sums[index].add(row[attribute], sign: sign)
+                }
             }
         }
     }

@@ -622,7 +622,10 @@ extension ResultsController: StoreObserver {
     func report(_ change: QueryChange?, in engine: (any ResultsEngine)?, from old: [ListSection<Value, Value>]?,
                 touched: [Value: TouchedRow] = [:], shown: [ListSection<Value, Value>]? = nil) -> Bool {
         let rows = { (key: Value) in touched[key] ?? self.silentRows[key] }
-        guard var change, change.describeAttributeChanges(for: query.attributeRelevance, rows: { (rows($0)?.before, rows($0)?.after) }) else {
+        guard var change, change.describeAttributeChanges(for: query.attributeRelevance, rows: { key in
+            let row = rows(key)
+            return (row?.before, row?.after)
+        }) else {
             if let shown { windowTracker?.shown = shown }
             return true
         }

@@ -127,6 +127,9 @@ final class Connection {
     /// The number of rows the last INSERT, UPDATE or DELETE changed.
     var changes: Int { Int(sqlite3_changes64(handle)) }
 
+    /// The rowid of the last row this connection inserted.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// `PRAGMA data_version`: changes whenever another connection commits to the file.
     func dataVersion() throws(DatabaseError) -> Int64 {
         let statement = try prepare("PRAGMA data_version")

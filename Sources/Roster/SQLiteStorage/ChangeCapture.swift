@@ -21,7 +21,18 @@ import CSQLite
 ///
 /// Safety nets, in C: a commit while captured entries are still unwritten is refused
 /// (SQLite's commit hook; the transaction rolls back), and a rollback drops them.
+///
+/// Beside the log, the hook notes each written row as the write leaves it; once the
+/// transaction commits, those rows go to ``images`` (``OwnRowImages``), so the store's own
+/// delivery need not read them back.
 final class ChangeCapture {
+    /// The rows committed transactions left, for the delivery (``OwnRowImages``).
+    let images = OwnRowImages()
+    /// This transaction's images, kept by ``flush()`` until ``transactionCommitted()``.
+    private var pendingImages: [OwnRowImages.Images] = []
+    /// Whether this transaction's images are the rows it writes: false once raw SQL ran, a
+    /// savepoint rolled back or a write failed part way (``invalidateImages()``).
+    private var imagesAreExact = true
     private let connection: Connection
     private var handle: OpaquePointer?
     /// The entity of each table the hook tracks, in the hook's order.
@@ -59,6 +70,8 @@ final class ChangeCapture {
     /// Decides, at the start of a write transaction, whether the hook logs it, and which
     /// tables it tracks, when the schema changed since the last decision.
     func prepareTransaction() throws(DatabaseError) {
+        pendingImages = []
+        imagesAreExact = true
         guard handle != nil else { return }
         let version = try connection.schemaVersion()
         guard version != resolvedSchemaVersion else { return }
@@ -128,6 +141,7 @@ final class ChangeCapture {
                 insert = try connection.prepare("INSERT INTO _roster_changes(entity, batch) VALUES (?, ?)")
                 insertStatement = insert
             }
+            var entries: [Int64] = []
             for chunk in 0..<chunks {
                 var size = 0
                 guard let bytes = roster_capture_chunk(handle, Int32(table), chunk, &size) else { continue }
@@ -136,13 +150,34 @@ final class ChangeCapture {
                 try insert.bindBlob(UnsafeRawBufferPointer(start: bytes, count: size), at: 2)
                 defer { insert.reset() }
                 _ = try insert.step()
+                entries.append(connection.lastInsertRowID)
+            }
+            var size = 0
+            if imagesAreExact, let rows = roster_capture_images(handle, Int32(table), &size) {
+                let bytes = [UInt8](UnsafeRawBufferPointer(start: rows, count: size))
+                pendingImages.append(OwnRowImages.Images(entity: entity.name, entries: entries, bytes: bytes))
             }
         }
         roster_capture_clear(handle)
     }
 
+    /// Keeps the images of the transaction that just committed.
+    func transactionCommitted() {
+        if !pendingImages.isEmpty { images.add(pendingImages) }
+        pendingImages = []
+    }
+
+    /// Notes that this transaction's rows may differ from what the hook saw them become
+    /// (raw SQL ran, a savepoint rolled back, a write failed part way): it keeps no images,
+    /// and its delivery reads the rows.
+    func invalidateImages() {
+        imagesAreExact = false
+        pendingImages = []
+    }
+
     /// Drops what was captured (the transaction rolled back).
     func discard() {
+        pendingImages = []
         guard let handle else { return }
         roster_capture_clear(handle)
     }

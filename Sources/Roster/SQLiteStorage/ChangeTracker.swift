@@ -41,8 +41,13 @@ final class ChangeTracker {
     /// entry it read: pruning keeps the newest deliveries that hold ``retainedEntries`` rows.
     private var unprunedDeliveries: [(through: Int64, rows: Int64)] = []
 
-    init(reader: Connection) throws(DatabaseError) {
+    /// The rows the store's own transactions left (nil without a preupdate hook): each
+    /// key's row now, when only this store wrote what a delivery reads.
+    private let ownImages: OwnRowImages?
+
+    init(reader: Connection, ownImages: OwnRowImages? = nil) throws(DatabaseError) {
         self.reader = reader
+        self.ownImages = ownImages
         maxStatement = try reader.prepare("SELECT coalesce(max(seq), 0) FROM _roster_changes")
         prunedStatement = try reader.prepare("SELECT value FROM _roster_meta WHERE name = 'pruned_through'")
         cursor = 0
@@ -96,6 +101,7 @@ final class ChangeTracker {
             }
         }
         cursor = newest
+        ownImages?.drop(through: newest)
         noteDelivery(through: newest, rows: rows)
         noteMark(through: newest)
         return changes
@@ -143,6 +149,8 @@ final class ChangeTracker {
         var resync: ResyncReason?
         /// How many log entries were batches.
         var entries: Int64 = 0
+        /// Their numbers, in log order.
+        var entryNumbers: [Int64] = []
         /// The batches' rows beyond their one entry each: what pruning counts.
         var rowsBeyondEntries: Int64 = 0
     }
@@ -157,6 +165,7 @@ final class ChangeTracker {
             while try batches.step() {
                 guard case let .integer(seq) = batches.column(0) else { continue }
                 read.entries += 1
+                read.entryNumbers.append(seq)
                 read.rowsBeyondEntries -= 1
                 do {
                     try batches.withBytes(ofColumn: 1) { (bytes) throws(DatabaseError) in
@@ -201,14 +210,20 @@ final class ChangeTracker {
         if readingTriggerEntries {
             try readTriggerEntries(of: entity, after: first, through: last, batched: &batched, resync: &resync, into: &rows)
         }
+        // Only this store wrote: each key's row now is as its own transactions left it.
+        let rowsNow = readingTriggerEntries || batched.isEmpty ? nil : ownImages?.rowsNow(of: entity, entries: batches.entryNumbers)
         if !batched.isEmpty {
             let lookup = try lookupStatement(for: entity)
             for (key, entry) in batched {
-                try lookup.bind([key])
-                defer { lookup.reset() }
                 var after: [Value]?
-                if try lookup.step() {
-                    after = attributes.indices.map { lookup.column($0, as: attributes[$0].type) }
+                if let known = rowsNow?[key] {
+                    after = known
+                } else {
+                    try lookup.bind([key])
+                    defer { lookup.reset() }
+                    if try lookup.step() {
+                        after = attributes.indices.map { lookup.column($0, as: attributes[$0].type) }
+                    }
                 }
                 guard case let .known(before) = entry.rowAtCursor(rowAfter: after, before: nil) else {
                     resync = resync ?? .readFailed

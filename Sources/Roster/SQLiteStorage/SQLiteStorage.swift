@@ -56,7 +56,7 @@ final class SQLiteStorage {
         do {
             reader = try Connection(path: path, readOnly: readOnly)
             reader.setBusyTimeout(milliseconds: 5_000)
-            tracker = try ChangeTracker(reader: reader)
+            tracker = try ChangeTracker(reader: reader, ownImages: capture?.images)
             knownSchemaVersion = try reader.schemaVersion()
         } catch {
             throw .database(error)
@@ -121,12 +121,20 @@ extension SQLiteStorage: StorageBackend {
             if case .begin = step { try capture?.prepareTransaction() }
         } catch {
             switch step {
-            case .begin, .commit: if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
+            case .begin, .commit:
+                if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
+                capture?.discard()
             default: break
             }
             throw .database(error)
         }
-        if case .rollback = step { capture?.discard() }
+        switch step {
+        case .commit: capture?.transactionCommitted()
+        case .rollback: capture?.discard()
+        // The rows the hook saw written may be undone: the delivery reads them instead.
+        case .rollbackTo: capture?.invalidateImages()
+        default: break
+        }
     }
 
     // MARK: Writes
@@ -162,6 +170,9 @@ extension SQLiteStorage: StorageBackend {
     }
 
     func execute(_ sql: String, arguments: [Value]) throws(StoreError) {
+        // Raw SQL can change rows in ways the hook does not see as they end (a statement
+        // that fails part way, a trigger turned on): its transaction's delivery reads them.
+        capture?.invalidateImages()
         try RawSQL.run(sql, arguments: arguments, on: writer, transactionReason: "it runs in the store's transaction") { () throws(DatabaseError) in
             try capture?.noteStatementRan()
         }
@@ -215,6 +226,12 @@ extension SQLiteStorage: StorageBackend {
         let statement = try cachedStatement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
-        while try statement.step() {}
+        do {
+            while try statement.step() {}
+        } catch {
+            // A write that failed may have changed rows before it was undone.
+            capture?.invalidateImages()
+            throw error
+        }
     }
 }

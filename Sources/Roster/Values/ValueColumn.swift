@@ -39,6 +39,9 @@ final class ValueColumn {
     @exclusivity(unchecked) private var codes: [UInt32] = []
     @exclusivity(unchecked) private var distinct: [String] = []
     private var codeOfString: [Value: UInt32] = [:]
+    /// The string coded last and its code: the rows of one commit often share a string
+    /// (a renamed section's new name), and comparing its bytes is cheaper than hashing them.
+    private var lastCoded: (text: String, code: UInt32)?
     @exclusivity(unchecked) private var bools: [Bool] = []
     @exclusivity(unchecked) private var values: [Value] = []
 
@@ -184,10 +187,16 @@ final class ValueColumn {
 
     /// The code of a string (`value` is `.string(text)`), added to the table if new.
     private func code(of text: String, value: Value) -> UInt32 {
-        if let code = codeOfString[value] { return code }
-        let code = UInt32(distinct.count)
-        distinct.append(text)
-        codeOfString[value] = code
+        if let lastCoded, Value.compareStrings(lastCoded.text, text) == 0 { return lastCoded.code }
+        let code: UInt32
+        if let known = codeOfString[value] {
+            code = known
+        } else {
+            code = UInt32(distinct.count)
+            distinct.append(text)
+            codeOfString[value] = code
+        }
+        lastCoded = (text, code)
         return code
     }
 
@@ -203,6 +212,7 @@ final class ValueColumn {
         codes = []
         distinct = []
         codeOfString = [:]
+        lastCoded = nil
     }
 
     /// Moves every value into ``values``, where any value fits.

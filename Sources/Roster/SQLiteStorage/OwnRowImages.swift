@@ -1,0 +1,112 @@
+/// The rows the store's own committed transactions left, by the log entries that logged
+/// them: what a delivery of those entries takes as each key's row now, instead of reading
+/// back from the file the rows its own connection just wrote.
+///
+/// ``ChangeCapture`` fills it: the preupdate hook notes each written row as the write
+/// leaves it (C: `put_image`), and after `COMMIT` succeeds the images of the transaction
+/// are kept under the numbers of its log entries. ``ChangeTracker`` takes them when every
+/// entry it delivers for an entity has images (only this store wrote); any other entry in
+/// the window — another connection's trigger entry, another process's batch — and it reads
+/// the rows as before. The images are never trusted beyond what they can know:
+///
+/// - a transaction whose images may not be the rows it committed keeps none: one that ran
+///   raw SQL, rolled back to a savepoint, or had a write fail part way
+///   (``ChangeCapture/invalidateImages()``), or whose hook dropped them (out of memory, too
+///   large, the table's columns changed);
+/// - log numbers are reused only after a rollback, and a rollback keeps no images;
+/// - what a delivery has read is dropped, and so is everything past ``byteLimit``.
+///
+/// The rows are in the format of a ``ChangeBatch`` whose whole-row entries (tag 1) hold the
+/// row *now* and whose insert entries (tag 0) say the key has no row now.
+final class OwnRowImages {
+    /// One transaction's images of one entity.
+    final class Images {
+        let entity: String
+        /// The log entries the transaction wrote for the entity.
+        let entries: [Int64]
+        let bytes: [UInt8]
+
+        init(entity: String, entries: [Int64], bytes: [UInt8]) {
+            self.entity = entity
+            self.entries = entries
+            self.bytes = bytes
+        }
+    }
+
+    /// At most this many bytes are kept: a store nobody watches keeps none for long.
+    static let byteLimit = 64 << 20
+
+    private var byEntry: [Int64: Images] = [:]
+    /// Oldest first, for dropping.
+    private var order: [Images] = []
+    private var bytes = 0
+
+    /// How many transactions' images of an entity are kept.
+    var count: Int { order.count }
+    /// How many rows now deliveries took from images (for tests and profiles).
+    private(set) var rowsTaken = 0
+
+    /// Keeps a committed transaction's images.
+    func add(_ images: [Images]) {
+        for image in images {
+            for entry in image.entries { byEntry[entry] = image }
+            order.append(image)
+            bytes += image.bytes.count
+        }
+        while bytes > Self.byteLimit, !order.isEmpty { drop(order.removeFirst()) }
+    }
+
+    /// Forgets the images of every entry up to `entry` (delivered).
+    func drop(through entry: Int64) {
+        guard !order.isEmpty else { return }
+        var kept: [Images] = []
+        for image in order {
+            if image.entries.allSatisfy({ $0 <= entry }) { drop(image) } else { kept.append(image) }
+        }
+        order = kept
+    }
+
+    /// Forgets every image.
+    func removeAll() {
+        byEntry = [:]
+        order = []
+        bytes = 0
+    }
+
+    private func drop(_ image: Images) {
+        for entry in image.entries where byEntry[entry] === image { byEntry[entry] = nil }
+        bytes -= image.bytes.count
+    }
+
+    /// Each key's row now (nil: no row) after the entity's `entries`, which must be every
+    /// entry of the entity in the window delivered; nil when one of them has no images of
+    /// `entity`, or they cannot be read.
+    func rowsNow(of entity: Entity, entries: [Int64]) -> [Value: [Value]?]? {
+        var images: [Images] = []
+        for entry in entries {
+            guard let image = byEntry[entry], image.entity == entity.name else { return nil }
+            if images.last !== image { images.append(image) }
+        }
+        var rows: [Value: [Value]?] = [:]
+        var isReadable = true
+        // In log order, so that a key's last write is its row now.
+        for image in images where isReadable {
+            image.bytes.withUnsafeBytes { buffer in
+                do {
+                    try ChangeBatch.forEachEntry(in: buffer, attributes: entity.attributes, keyIndex: entity.keyIndex) { (entry) throws(DatabaseError) in
+                        switch entry {
+                        case let .before(key, row): rows[key] = .some(row)
+                        case let .inserted(key): rows[key] = .some(nil)
+                        case .changed, .unknown: isReadable = false
+                        }
+                    }
+                } catch {
+                    isReadable = false
+                }
+            }
+        }
+        guard isReadable else { return nil }
+        rowsTaken += rows.count
+        return rows
+    }
+}
