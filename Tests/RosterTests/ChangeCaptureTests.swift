@@ -471,10 +471,23 @@ struct OwnRowImagesTests {
         #expect(touches.rows["a"]?.after == ["a", .null, .integer(3), .null])
         #expect(touches.rows["b"].map { $0.before == nil && $0.after == nil } ?? true, "inserted and deleted in one transaction: no change")
         #expect(images.count == 0, "delivered, so dropped")
-        // A transaction that ran raw SQL, rolled back to a savepoint or had a write fail
-        // keeps none: its delivery reads the rows.
+        // Raw SQL that succeeds is seen by the hook like any write.
         taken = images.rowsTaken
         try store.write { try store.execute("UPDATE Item SET rank = 4 WHERE id = 'a'") }
+        #expect(images.rowsTaken == taken + 1)
+        // A transaction that rolled back to a savepoint or had a write fail keeps none: its
+        // delivery reads the rows.
+        try store.write {
+            try store.insert("Item", ["id": "x", "rank": 1])
+            try store.insert("Item", ["id": "y", "rank": 2])
+        }
+        taken = images.rowsTaken
+        try store.write {
+            try store.update("Item", key: "a", ["rank": 8])
+            // Renames x to z, then fails on y (z is taken): SQLite undoes the first rename
+            // after the hook saw it.
+            #expect(throws: StoreError.self) { try store.execute("UPDATE Item SET id = 'z' WHERE id IN ('x', 'y')") }
+        }
         struct Undo: Error {}
         try store.write {
             try store.insert("Item", ["id": "c", "rank": 5])
@@ -488,8 +501,10 @@ struct OwnRowImagesTests {
             _ = try? store.insert("Item", ["id": "c"])
         }
         #expect(images.rowsTaken == taken)
-        #expect(touches.rows["a"]?.after == ["a", .null, .integer(4), .null])
+        #expect(touches.rows["a"]?.after == ["a", .null, .integer(8), .null])
         #expect(touches.rows["c"]?.after == ["c", .null, .integer(7), .null])
+        #expect(touches.rows["x"]?.after == ["x", .null, .integer(1), .null])
+        #expect(touches.rows["z"].map { $0.before == nil && $0.after == nil } ?? true, "z never was")
         #expect(touches.failures.isEmpty)
     }
 

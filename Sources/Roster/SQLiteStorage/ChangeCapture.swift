@@ -30,8 +30,8 @@ final class ChangeCapture {
     let images = OwnRowImages()
     /// This transaction's images, kept by ``flush()`` until ``transactionCommitted()``.
     private var pendingImages: [OwnRowImages.Images] = []
-    /// Whether this transaction's images are the rows it writes: false once raw SQL ran, a
-    /// savepoint rolled back or a write failed part way (``invalidateImages()``).
+    /// Whether this transaction's images are the rows it writes: false once a savepoint
+    /// rolled back or a write failed (possibly part way) (``invalidateImages()``).
     private var imagesAreExact = true
     private let connection: Connection
     private var handle: OpaquePointer?
@@ -168,8 +168,8 @@ final class ChangeCapture {
     }
 
     /// Notes that this transaction's rows may differ from what the hook saw them become
-    /// (raw SQL ran, a savepoint rolled back, a write failed part way): it keeps no images,
-    /// and its delivery reads the rows.
+    /// (a savepoint rolled back, a write failed, perhaps part way): it keeps no images, and
+    /// its delivery reads the rows.
     func invalidateImages() {
         imagesAreExact = false
         pendingImages = []

@@ -9,10 +9,11 @@
 /// the window — another connection's trigger entry, another process's batch — and it reads
 /// the rows as before. The images are never trusted beyond what they can know:
 ///
-/// - a transaction whose images may not be the rows it committed keeps none: one that ran
-///   raw SQL, rolled back to a savepoint, or had a write fail part way
+/// - a transaction whose images may not be the rows it committed keeps none: one that
+///   rolled back to a savepoint or had a write (API or raw SQL) fail, perhaps part way
 ///   (``ChangeCapture/invalidateImages()``), or whose hook dropped them (out of memory, too
-///   large, the table's columns changed);
+///   large, the table's columns changed); a schema change in raw SQL makes the hook log an
+///   unknown row, which drops them too;
 /// - log numbers are reused only after a rollback, and a rollback keeps no images;
 /// - what a delivery has read is dropped, and so is everything past ``byteLimit``.
 ///

@@ -170,11 +170,15 @@ extension SQLiteStorage: StorageBackend {
     }
 
     func execute(_ sql: String, arguments: [Value]) throws(StoreError) {
-        // Raw SQL can change rows in ways the hook does not see as they end (a statement
-        // that fails part way, a trigger turned on): its transaction's delivery reads them.
-        capture?.invalidateImages()
-        try RawSQL.run(sql, arguments: arguments, on: writer, transactionReason: "it runs in the store's transaction") { () throws(DatabaseError) in
-            try capture?.noteStatementRan()
+        do {
+            try RawSQL.run(sql, arguments: arguments, on: writer, transactionReason: "it runs in the store's transaction") { () throws(DatabaseError) in
+                try capture?.noteStatementRan()
+            }
+        } catch {
+            // A statement that failed part way was undone after the hook saw its rows
+            // change: this transaction's delivery reads them.
+            capture?.invalidateImages()
+            throw error
         }
     }
 
