@@ -48,6 +48,8 @@ typedef struct {
     buffer images;
     /// Set when the images were dropped: out of memory, too large, or rows not mapped.
     int images_dropped;
+    /// Whether a delivery in this process would take the images (a live query watches).
+    int images_wanted;
 } tracked_table;
 
 struct roster_capture {
@@ -285,7 +287,7 @@ static void drop_images(tracked_table *table) {
 /// store's own delivery takes them instead of reading back the rows it just wrote. Out of
 /// memory or past IMAGES_LIMIT they are dropped, which fails nothing.
 static void put_image(roster_capture *capture, tracked_table *table, sqlite3_value *key, int has_row) {
-    if (table->images_dropped) return;
+    if (!table->images_wanted || table->images_dropped) return;
     buffer *b = &table->images;
     int *dropped = &table->images_dropped;
     if (b->size == 0) {
@@ -506,6 +508,10 @@ void roster_capture_mark_unknown(roster_capture *capture) {
         put_entry(capture, &capture->tables[i], TAG_UNKNOWN, NULL, NULL);
         drop_images(&capture->tables[i]);
     }
+}
+
+void roster_capture_want_images(roster_capture *capture, int table, int wanted) {
+    if (table >= 0 && table < capture->table_count) capture->tables[table].images_wanted = wanted;
 }
 
 const unsigned char *roster_capture_images(const roster_capture *capture, int table, size_t *size) {

@@ -460,6 +460,9 @@ struct OwnRowImagesTests {
     @Test func aCommittedTransactionsRowsAreTakenAndOnlyWhenTheyAreExact() throws {
         let (store, touches) = try Self.itemStore()
         let images = try #require(store.sqlite.capture?.images)
+        // The first delivery tells the hook which entities are watched here; the
+        // transactions after it note their rows.
+        try store.insert("Item", ["id": "w", "rank": 0])
         var taken = images.rowsTaken
         try store.write {
             try store.insert("Item", ["id": "a", "rank": 1])
@@ -506,6 +509,28 @@ struct OwnRowImagesTests {
         #expect(touches.rows["x"]?.after == ["x", .null, .integer(1), .null])
         #expect(touches.rows["z"].map { $0.before == nil && $0.after == nil } ?? true, "z never was")
         #expect(touches.failures.isEmpty)
+    }
+
+    @Test func withoutALiveQueryNoRowsAreKept() throws {
+        let store = try Store.temporary()
+        try store.define(Entity("Item", key: "id", attributes: [Attribute("id", .string), Attribute("rank", .integer)]))
+        let entity = try store.entity(named: "Item")
+        try store.ensureTracking(of: entity)
+        let images = try #require(store.sqlite.capture?.images)
+        do {
+            let (store, touches) = (store, Touches())
+            store.addObserver(touches)
+            try store.insert("Item", ["id": "a", "rank": 1])
+            try store.insert("Item", ["id": "b", "rank": 1])
+            #expect(images.rowsTaken == 1)
+        }
+        // The observer is gone: the next delivery has no entity to read, and the hook
+        // stops noting rows from the transaction after it.
+        try store.insert("Item", ["id": "c", "rank": 1])
+        let kept = images.imagesKept
+        try store.insert("Item", ["id": "d", "rank": 1])
+        try store.insert("Item", ["id": "e", "rank": 1])
+        #expect(images.imagesKept == kept)
     }
 
     @Test(arguments: 0..<12)

@@ -174,6 +174,12 @@ struct IncrementalEngineTests {
                         try store.execute("UPDATE Post SET rank = rank + 7 WHERE id = (SELECT id FROM Post WHERE day = ? ORDER BY id LIMIT 1)",
                                           arguments: [.string(to)])
                     }
+                    if Int.random(in: 0..<3, using: &random) == 0 {
+                        // A new row joins the new name (first, last or between the block's rows).
+                        fresh += 1
+                        try store.insert("Post", ["id": .string(String(format: "n%05d", fresh)), "title": "new", "day": .string(to),
+                                                  "rank": .integer(Int64.random(in: -1..<14, using: &random)), "score": 0, "pinned": false])
+                    }
                 }
                 if Int.random(in: 0..<2, using: &random) == 0 {
                     let id = "p" + String(format: "%05d", Int.random(in: 1...600, using: &random))

@@ -346,7 +346,11 @@ final class RandomWorld {
         try checkFresh(watcher, context: context)
         if let group = groups.first {
             #expect(!group.isEmpty, "\(context): an empty group was reported")
-            #expect(try group.apply(to: old) == new, "\(context): callbacks applied to the old snapshot do not give the new one")
+            do {
+                #expect(try group.apply(to: old) == new, "\(context): callbacks applied to the old snapshot do not give the new one")
+            } catch {
+                Issue.record("\(context): the callbacks \(group) cannot be applied to \(old) (new \(new)): \(error)")
+            }
             for keepsMoves in [false, true] {
                 let batch = BatchAdapter(keepsMoves: keepsMoves).batch(for: group)
                 do {
@@ -386,8 +390,16 @@ final class RandomWorld {
         #expect(watcher.live.snapshot.sections == new, "\(context): LiveResults holds other results")
         if let change {
             #expect(change.previousSnapshot.sections == old && change.snapshot.sections == new, "\(context): LiveResults' snapshots are not the results before and after")
-            #expect(try change.group.apply(to: old) == new, "\(context): LiveResults' callbacks applied to its old snapshot do not give the new one")
-            try change.batch.validate(old: old, new: new)
+            do {
+                #expect(try change.group.apply(to: old) == new, "\(context): LiveResults' callbacks applied to its old snapshot do not give the new one")
+            } catch {
+                Issue.record("\(context): LiveResults' callbacks \(change.group) cannot be applied to \(old) (new \(new)): \(error)")
+            }
+            do {
+                try change.batch.validate(old: old, new: new)
+            } catch {
+                Issue.record("\(context): LiveResults' batch \(change.batch) is invalid: \(error); group \(change.group), from \(old) to \(new)")
+            }
             let fewest = fewestMoves(from: old, to: new)
             #expect(fewest == nil || moveCount(change.group) == fewest?.moves, "\(context): LiveResults reports \(moveCount(change.group)) moves, but \(fewest?.moves ?? 0) suffice")
             for object in change.group.objectChanges where object.type != .delete {

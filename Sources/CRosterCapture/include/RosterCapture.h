@@ -58,6 +58,10 @@ void roster_capture_mark_unknown(roster_capture *capture);
 /// delivery reads them instead of the rows it just wrote.
 const unsigned char *roster_capture_images(const roster_capture *capture, int table, size_t *size);
 
+/// Whether to note `table`'s row images (1) or not (0, the default): they cost each write
+/// a copy of its row, worth it only when a delivery in this process will take them.
+void roster_capture_want_images(roster_capture *capture, int table, int wanted);
+
 /// Pauses (1) or resumes (0) capturing, for the store's own bookkeeping writes.
 void roster_capture_set_paused(roster_capture *capture, int paused);
 

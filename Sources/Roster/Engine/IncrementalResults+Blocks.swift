@@ -23,8 +23,17 @@ extension IncrementalResults {
         // with one new name (a block's) is grouped without hashing it again.
         var groups: [(name: Value, members: [Int])] = []
         var groupOfName: [Value: Int] = [:]
+        // Names that rows entering the results arrive in: a block must be alone in its new
+        // section, or its rows' places there are not the section's start plus their order.
+        // (A row that stays in its section is in a name some row had: never a block's.)
+        var entered: Set<Value> = []
         for (index, touch) in touches.enumerated() {
-            guard let oldName = touch.oldName, let newName = touch.newName, oldName != newName else { continue }
+            guard let newName = touch.newName else { continue }
+            guard let oldName = touch.oldName else {
+                entered.insert(newName)
+                continue
+            }
+            guard oldName != newName else { continue }
             if let last = groups.indices.last, groups[last].name == newName {
                 groups[last].members.append(index)
             } else if let group = groupOfName[newName] {
@@ -36,7 +45,7 @@ extension IncrementalResults {
         }
         var blocks: [SectionBlock] = []
         let sortCount = query.sort.attributeIndexes.count
-        for (newName, members) in groups where members.count > 1 && sectionCounts[newName] == nil {
+        for (newName, members) in groups where members.count > 1 && sectionCounts[newName] == nil && !entered.contains(newName) {
             guard let from = touches[members[0]].oldName, sectionCounts[from] == members.count,
                   members.allSatisfy({ touches[$0].oldName == from }) else { continue }
             // Every sort value after the section's is as it was: the order among them holds.

@@ -33,6 +33,13 @@ final class ChangeCapture {
     /// Whether this transaction's images are the rows it writes: false once a savepoint
     /// rolled back or a write failed (possibly part way) (``invalidateImages()``).
     private var imagesAreExact = true
+    /// The entities whose row images a delivery in this process takes (those live queries
+    /// watch, as the last delivery read them); the hook notes no others. Taken at the start
+    /// of each transaction: a change in the middle of one would leave images that miss
+    /// some of its writes.
+    var imagesWanted: Set<String> = []
+    /// ``imagesWanted`` as the current transaction started.
+    private var imagesWantedInTransaction: Set<String> = []
     private let connection: Connection
     private var handle: OpaquePointer?
     /// The entity of each table the hook tracks, in the hook's order.
@@ -73,6 +80,10 @@ final class ChangeCapture {
         pendingImages = []
         imagesAreExact = true
         guard handle != nil else { return }
+        if imagesWanted != imagesWantedInTransaction {
+            imagesWantedInTransaction = imagesWanted
+            applyImagesWanted()
+        }
         let version = try connection.schemaVersion()
         guard version != resolvedSchemaVersion else { return }
         try resolve(atSchemaVersion: version)
@@ -119,6 +130,14 @@ final class ChangeCapture {
         }
         isLogging = logs
         resolvedSchemaVersion = version
+        applyImagesWanted()
+    }
+
+    private func applyImagesWanted() {
+        guard let handle else { return }
+        for (table, entity) in trackedEntities.enumerated() {
+            roster_capture_want_images(handle, Int32(table), imagesWantedInTransaction.contains(entity.name) ? 1 : 0)
+        }
     }
 
     /// Appends what the transaction changed to the log, as one entry per entity and chunk.

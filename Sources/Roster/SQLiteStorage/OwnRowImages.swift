@@ -44,11 +44,14 @@ final class OwnRowImages {
 
     /// How many transactions' images of an entity are kept.
     var count: Int { order.count }
-    /// How many rows now deliveries took from images (for tests and profiles).
+    /// How many rows now deliveries took from images, and how many transactions' images of
+    /// an entity were kept (for tests and profiles).
     private(set) var rowsTaken = 0
+    private(set) var imagesKept = 0
 
     /// Keeps a committed transaction's images.
     func add(_ images: [Images]) {
+        imagesKept += images.count
         for image in images {
             for entry in image.entries { byEntry[entry] = image }
             order.append(image)

@@ -20,6 +20,8 @@ extension SQLiteStorage {
     }
 
     func collectChanges(of entities: [Entity]) throws(StoreError) -> CommittedChanges? {
+        // The next writes note the rows of what is delivered here (``OwnRowImages``).
+        capture?.imagesWanted = Set(entities.map(\.name))
         do { return try tracker.collect(entities: entities) } catch { throw .database(error) }
     }
 
