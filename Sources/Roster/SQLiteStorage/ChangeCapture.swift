@@ -115,10 +115,23 @@ final class ChangeCapture {
         trackedEntities = []
         trackedLayouts = []
         insertStatement = nil
-        let tracked = try Self.trackableEntities(on: connection)
-        var logs = tracked != nil
-        for entity in tracked ?? [] where logs {
-            logs = try track(entity, with: handle)
+        var logs = false
+        do {
+            let tracked = try Self.trackableEntities(on: connection)
+            logs = tracked != nil
+            for entity in tracked ?? [] where logs {
+                logs = try track(entity, with: handle)
+            }
+        } catch {
+            // Nothing is tracked now: the triggers log until a later transaction decides
+            // again (the version is forgotten, so the next one does).
+            roster_capture_untrack_all(handle)
+            trackedEntities = []
+            trackedLayouts = []
+            _ = roster_capture_set_triggers_enabled(connection.handle, 1)
+            isLogging = false
+            resolvedSchemaVersion = nil
+            throw error
         }
         // Triggers off only when the hook logs; should SQLite refuse, the triggers log.
         if logs, roster_capture_set_triggers_enabled(connection.handle, 0) != SQLITE_OK { logs = false }

@@ -36,6 +36,9 @@ final class OwnRowImages {
 
     /// At most this many bytes are kept: a store nobody watches keeps none for long.
     static let byteLimit = 64 << 20
+    /// What one transaction's images cost beyond their rows (the object, its arrays, the
+    /// slots by entry), counted against ``byteLimit``.
+    static let overhead = 256
 
     private var byEntry: [Int64: Images] = [:]
     /// Oldest first, for dropping.
@@ -55,9 +58,15 @@ final class OwnRowImages {
         for image in images {
             for entry in image.entries { byEntry[entry] = image }
             order.append(image)
-            bytes += image.bytes.count
+            bytes += image.bytes.count + Self.overhead
         }
-        while bytes > Self.byteLimit, !order.isEmpty { drop(order.removeFirst()) }
+        guard bytes > Self.byteLimit else { return }
+        var dropped = 0
+        while bytes > Self.byteLimit, dropped < order.count {
+            drop(order[dropped])
+            dropped += 1
+        }
+        order.removeFirst(dropped)
     }
 
     /// Forgets the images of every entry up to `entry` (delivered).
@@ -79,7 +88,7 @@ final class OwnRowImages {
 
     private func drop(_ image: Images) {
         for entry in image.entries where byEntry[entry] === image { byEntry[entry] = nil }
-        bytes -= image.bytes.count
+        bytes -= image.bytes.count + Self.overhead
     }
 
     /// Each key's row now (nil: no row) after the entity's `entries`, which must be every

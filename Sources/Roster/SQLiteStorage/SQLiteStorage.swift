@@ -121,9 +121,10 @@ extension SQLiteStorage: StorageBackend {
             if case .begin = step { try capture?.prepareTransaction() }
         } catch {
             switch step {
-            case .begin, .commit:
+            case .begin, .commit, .rollback:
                 if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
                 capture?.discard()
+            case .rollbackTo: capture?.invalidateImages()
             default: break
             }
             throw .database(error)
