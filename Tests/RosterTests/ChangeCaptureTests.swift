@@ -350,24 +350,12 @@ struct ChangeCaptureRandomTests {
     @Test(arguments: 0..<12)
     func everyTouchedKeyComesWithItsRowAtTheLastReadAndNoChangedKeyIsMissed(seed: UInt64) throws {
         var generator = SplitMix64(seed: seed)
-        let writer = try Store.temporary()
-        try writer.define(Entity("Item", key: "id", attributes: [
-            Attribute("id", .string), Attribute("title", .string), Attribute("rank", .integer), Attribute("score", .double),
-        ]))
-        try writer.ensureTracking(of: writer.entity(named: "Item"))
+        let writer = try itemStore()
         let reader = try Store(path: writer.path)
         let entity = try reader.entity(named: "Item")
         let other = try ExternalConnection(path: writer.path)
         let keys = (0..<8).map { Value.string("k\($0)") }
-        func table() throws -> [Value: [Value]] {
-            let statement = try reader.reader.prepare("SELECT id, title, rank, score FROM Item")
-            var rows: [Value: [Value]] = [:]
-            while try statement.step() {
-                let row = entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) }
-                rows[row[0]] = row
-            }
-            return rows
-        }
+        func table() throws -> [Value: [Value]] { try itemRows(reader) }
         func collect() throws -> [Value: TouchedRow] {
             try reader.sqlite.beginCommittedRead()
             defer { reader.sqlite.endCommittedRead(abandon: false) }
@@ -375,13 +363,7 @@ struct ChangeCaptureRandomTests {
         }
         _ = try collect()
         var seen = try table()
-        func randomValues() -> [String: Value] {
-            var values: [String: Value] = [:]
-            if Bool.random(using: &generator) { values["title"] = .string(["a", "b", "c"].randomElement(using: &generator) ?? "a") }
-            if Bool.random(using: &generator) { values["rank"] = .integer(Int64.random(in: 0..<3, using: &generator)) }
-            if Bool.random(using: &generator) { values["score"] = Bool.random(using: &generator) ? .null : .double(Double(Int.random(in: 0..<2, using: &generator))) }
-            return values
-        }
+        func randomValues() -> [String: Value] { randomItemValues(&generator, titles: ["a", "b", "c"]) }
         for step in 0..<150 {
             let key = keys.randomElement(using: &generator) ?? keys[0]
             switch Int.random(in: 0..<10, using: &generator) {
@@ -446,19 +428,15 @@ struct OwnRowImagesTests {
         func storeDidFailToDeliver(_ error: StoreError, mustResync: Bool) { failures.append(error) }
     }
 
-    static func itemStore() throws -> (Store, Touches) {
-        let store = try Store.temporary()
-        try store.define(Entity("Item", key: "id", attributes: [
-            Attribute("id", .string), Attribute("title", .string), Attribute("rank", .integer), Attribute("score", .double),
-        ]))
-        try store.ensureTracking(of: store.entity(named: "Item"))
+    static func watchedItemStore() throws -> (Store, Touches) {
+        let store = try itemStore()
         let touches = Touches()
         store.addObserver(touches)
         return (store, touches)
     }
 
     @Test func aCommittedTransactionsRowsAreTakenAndOnlyWhenTheyAreExact() throws {
-        let (store, touches) = try Self.itemStore()
+        let (store, touches) = try Self.watchedItemStore()
         let images = try #require(store.sqlite.capture?.images)
         // The first delivery tells the hook which entities are watched here; the
         // transactions after it note their rows.
@@ -538,28 +516,13 @@ struct OwnRowImagesTests {
     @Test(arguments: 0..<12)
     func everyTouchedKeysRowNowIsTheTables(seed: UInt64) throws {
         var generator = SplitMix64(seed: seed)
-        let (store, touches) = try Self.itemStore()
+        let (store, touches) = try Self.watchedItemStore()
         let images = try #require(store.sqlite.capture?.images)
         let other = try ExternalConnection(path: store.path)
         let keys = (0..<8).map { Value.string("k\($0)") }
-        func table() throws -> [Value: [Value]] {
-            let statement = try store.reader.prepare("SELECT id, title, rank, score FROM Item")
-            var rows: [Value: [Value]] = [:]
-            let entity = try store.entity(named: "Item")
-            while try statement.step() {
-                let row = entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) }
-                rows[row[0]] = row
-            }
-            return rows
-        }
+        func table() throws -> [Value: [Value]] { try itemRows(store) }
         var seen = try table()
-        func randomValues() -> [String: Value] {
-            var values: [String: Value] = [:]
-            if Bool.random(using: &generator) { values["title"] = .string(["a", "b", "é"].randomElement(using: &generator) ?? "a") }
-            if Bool.random(using: &generator) { values["rank"] = .integer(Int64.random(in: 0..<3, using: &generator)) }
-            if Bool.random(using: &generator) { values["score"] = Bool.random(using: &generator) ? .null : .double(Double(Int.random(in: 0..<2, using: &generator))) }
-            return values
-        }
+        func randomValues() -> [String: Value] { randomItemValues(&generator, titles: ["a", "b", "é"]) }
         func randomWrite(_ key: Value) throws {
             let exists = try store.fetch("Item", key: key) != nil
             switch Int.random(in: 0..<10, using: &generator) {
@@ -618,4 +581,35 @@ struct OwnRowImagesTests {
         #expect(images.rowsTaken > 0, "some deliveries took the store's own rows")
         #expect(touches.failures.isEmpty)
     }
+}
+
+/// A temporary store with the `Item` entity both random suites write, its change log made.
+private func itemStore() throws -> Store {
+    let store = try Store.temporary()
+    try store.define(Entity("Item", key: "id", attributes: [
+        Attribute("id", .string), Attribute("title", .string), Attribute("rank", .integer), Attribute("score", .double),
+    ]))
+    try store.ensureTracking(of: store.entity(named: "Item"))
+    return store
+}
+
+/// Every `Item` row by key, as `store`'s reading connection sees the file now.
+private func itemRows(_ store: Store) throws -> [Value: [Value]] {
+    let entity = try store.entity(named: "Item")
+    let statement = try store.reader.prepare("SELECT id, title, rank, score FROM Item")
+    var rows: [Value: [Value]] = [:]
+    while try statement.step() {
+        let row = entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) }
+        rows[row[0]] = row
+    }
+    return rows
+}
+
+/// Random values for some of an `Item`'s attributes, the title one of `titles`.
+private func randomItemValues(_ generator: inout SplitMix64, titles: [String]) -> [String: Value] {
+    var values: [String: Value] = [:]
+    if Bool.random(using: &generator) { values["title"] = .string(titles.randomElement(using: &generator) ?? "a") }
+    if Bool.random(using: &generator) { values["rank"] = .integer(Int64.random(in: 0..<3, using: &generator)) }
+    if Bool.random(using: &generator) { values["score"] = Bool.random(using: &generator) ? .null : .double(Double(Int.random(in: 0..<2, using: &generator))) }
+    return values
 }

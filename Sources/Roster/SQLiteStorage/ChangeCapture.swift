@@ -31,7 +31,7 @@ final class ChangeCapture {
     /// This transaction's images, kept by ``flush()`` until ``transactionCommitted()``.
     private var pendingImages: [OwnRowImages.Images] = []
     /// Whether this transaction's images are the rows it writes: false once a savepoint
-    /// rolled back or a write failed (possibly part way) (``invalidateImages()``).
+    /// rolled back (``invalidateImages()``) — which a failed write of the store's always is.
     private var imagesAreExact = true
     /// The entities whose row images a delivery in this process takes (those live queries
     /// watch, as the last delivery read them); the hook notes no others. Taken at the start
@@ -123,27 +123,27 @@ final class ChangeCapture {
                 logs = try track(entity, with: handle)
             }
         } catch {
-            // Nothing is tracked now: the triggers log until a later transaction decides
-            // again (the version is forgotten, so the next one does).
-            roster_capture_untrack_all(handle)
-            trackedEntities = []
-            trackedLayouts = []
-            _ = roster_capture_set_triggers_enabled(connection.handle, 1)
-            isLogging = false
+            // The triggers log until a later transaction decides again (the version is
+            // forgotten, so the next one does).
+            handLoggingToTriggers(handle)
             resolvedSchemaVersion = nil
             throw error
         }
         // Triggers off only when the hook logs; should SQLite refuse, the triggers log.
         if logs, roster_capture_set_triggers_enabled(connection.handle, 0) != SQLITE_OK { logs = false }
-        if !logs {
-            roster_capture_untrack_all(handle)
-            trackedEntities = []
-            trackedLayouts = []
-            _ = roster_capture_set_triggers_enabled(connection.handle, 1)
-        }
+        if !logs { handLoggingToTriggers(handle) }
         isLogging = logs
         resolvedSchemaVersion = version
         applyImagesWanted()
+    }
+
+    /// Tracks nothing and turns the connection's triggers back on: they log its writes.
+    private func handLoggingToTriggers(_ handle: OpaquePointer) {
+        roster_capture_untrack_all(handle)
+        trackedEntities = []
+        trackedLayouts = []
+        _ = roster_capture_set_triggers_enabled(connection.handle, 1)
+        isLogging = false
     }
 
     private func applyImagesWanted() {
@@ -199,9 +199,9 @@ final class ChangeCapture {
         pendingImages = []
     }
 
-    /// Notes that this transaction's rows may differ from what the hook saw them become
-    /// (a savepoint rolled back, a write failed, perhaps part way): it keeps no images, and
-    /// its delivery reads the rows.
+    /// Notes that this transaction's rows may differ from what the hook saw them become (a
+    /// savepoint rolled back, perhaps after a write failed part way): it keeps no images,
+    /// and its delivery reads the rows.
     func invalidateImages() {
         imagesAreExact = false
         pendingImages = []

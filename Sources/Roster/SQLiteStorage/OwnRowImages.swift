@@ -10,8 +10,8 @@
 /// the rows as before. The images are never trusted beyond what they can know:
 ///
 /// - a transaction whose images may not be the rows it committed keeps none: one that
-///   rolled back to a savepoint or had a write (API or raw SQL) fail, perhaps part way
-///   (``ChangeCapture/invalidateImages()``), or whose hook dropped them (out of memory, too
+///   rolled back to a savepoint — as every failed write of the store does, API or raw SQL
+///   (``ChangeCapture/invalidateImages()``) — or whose hook dropped them (out of memory, too
 ///   large, the table's columns changed); a schema change in raw SQL makes the hook log an
 ///   unknown row, which drops them too;
 /// - log numbers are reused only after a rollback, and a rollback keeps no images;
@@ -77,13 +77,6 @@ final class OwnRowImages {
             if image.entries.allSatisfy({ $0 <= entry }) { drop(image) } else { kept.append(image) }
         }
         order = kept
-    }
-
-    /// Forgets every image.
-    func removeAll() {
-        byEntry = [:]
-        order = []
-        bytes = 0
     }
 
     private func drop(_ image: Images) {

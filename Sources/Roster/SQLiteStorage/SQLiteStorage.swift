@@ -133,6 +133,9 @@ extension SQLiteStorage: StorageBackend {
         case .commit: capture?.transactionCommitted()
         case .rollback: capture?.discard()
         // The rows the hook saw written may be undone: the delivery reads them instead.
+        // Every write of the store runs in a savepoint or a transaction of its own that is
+        // rolled back when it fails (``Store/atomically(_:)``), so this is also what drops
+        // the rows of a statement that failed part way.
         case .rollbackTo: capture?.invalidateImages()
         default: break
         }
@@ -171,15 +174,8 @@ extension SQLiteStorage: StorageBackend {
     }
 
     func execute(_ sql: String, arguments: [Value]) throws(StoreError) {
-        do {
-            try RawSQL.run(sql, arguments: arguments, on: writer, transactionReason: "it runs in the store's transaction") { () throws(DatabaseError) in
-                try capture?.noteStatementRan()
-            }
-        } catch {
-            // A statement that failed part way was undone after the hook saw its rows
-            // change: this transaction's delivery reads them.
-            capture?.invalidateImages()
-            throw error
+        try RawSQL.run(sql, arguments: arguments, on: writer, transactionReason: "it runs in the store's transaction") { () throws(DatabaseError) in
+            try capture?.noteStatementRan()
         }
     }
 
@@ -231,12 +227,6 @@ extension SQLiteStorage: StorageBackend {
         let statement = try cachedStatement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
-        do {
-            while try statement.step() {}
-        } catch {
-            // A write that failed may have changed rows before it was undone.
-            capture?.invalidateImages()
-            throw error
-        }
+        while try statement.step() {}
     }
 }
