@@ -43,7 +43,7 @@ private final class ForwardingBackend: StorageBackend {
     func keys(of entity: Entity, whereAttribute index: Int, equals value: Value) throws(StoreError) -> [Value] {
         try base.keys(of: entity, whereAttribute: index, equals: value)
     }
-    func committedRows(of entity: Entity, whereColumn column: String, in values: [Value]) throws(StoreError) -> [Value: [Value]] {
+    func committedRows(of entity: Entity, whereColumn column: String, in values: [Value]) throws(StoreError) -> [[Value]] {
         note()
         return try base.committedRows(of: entity, whereColumn: column, in: values)
     }

@@ -47,21 +47,27 @@ extension QueryChange {
     /// - Returns: whether anything is left to report.
     mutating func describeAttributeChanges(for relevance: AttributeRelevance?, rows: (Value) -> (before: [Value]?, after: [Value]?)) -> Bool {
         guard let relevance, resync == nil else { return true }
-        var kept: [ObjectChange<Value>] = []
-        kept.reserveCapacity(group.objectChanges.count)
-        for var object in group.objectChanges {
-            if object.type == .update || object.type == .move, case let (before?, after?) = rows(object.item) {
-                let changed = relevance.changedAttributes(from: before, to: after)
-                if object.type == .update && !changed.contains(where: { relevance.isDisplayed[$0] }) {
-                    continue
-                }
-                if relevance.reportsChanged && !changed.isEmpty {
-                    object.changedAttributes = changed.map { relevance.names[$0] }
-                }
+        // In place: most changes are kept. A commit's rows mostly changed the same
+        // attributes (a renamed feed's entries all `feed.title`), so they share one array
+        // of names.
+        var dropped: Set<Int> = []
+        var lastChanged: [Int] = [], lastNames: [String] = []
+        for index in group.objectChanges.indices {
+            let object = group.objectChanges[index]
+            guard object.type == .update || object.type == .move, case let (before?, after?) = rows(object.item) else { continue }
+            let changed = relevance.changedAttributes(from: before, to: after)
+            if object.type == .update && !changed.contains(where: { relevance.isDisplayed[$0] }) {
+                dropped.insert(index)
+                continue
             }
-            kept.append(object)
+            if relevance.reportsChanged && !changed.isEmpty {
+                if changed != lastChanged { (lastChanged, lastNames) = (changed, changed.map { relevance.names[$0] }) }
+                group.objectChanges[index].changedAttributes = lastNames
+            }
         }
-        group.objectChanges = kept
+        if !dropped.isEmpty {
+            group.objectChanges = group.objectChanges.indices.filter { !dropped.contains($0) }.map { group.objectChanges[$0] }
+        }
         return !group.isEmpty || counts != nil
     }
 }

@@ -52,10 +52,10 @@ extension IncrementalResults {
         // 1. Before any change: old ranks, paths and section geometry.
         var old = [(rank: Int, path: IndexPath)?](repeating: nil, count: touches.count)
         var before = SectionGeometry()
-        for touch in touches {
-            if let name = touch.oldName { before.record(name, from: self) }
-            if let name = touch.newName { before.record(name, from: self) }
-        }
+        // Old names, then new ones: a commit's rows often share both (a renamed feed's), and
+        // the geometry skips a name equal to the last it recorded without hashing it.
+        for touch in touches { if let name = touch.oldName { before.record(name, from: self) } }
+        for touch in touches { if let name = touch.newName { before.record(name, from: self) } }
         // A path is the rank less its section's start, in its section's index: both noted
         // in the geometry, so no section is looked up again per row. A renamed section's
         // rows are where the section was, in the order the block lists them.

@@ -51,8 +51,8 @@ extension PostgresStorage {
         return "_roster_sort_\(query.entity.name)_\(signature)"
     }
 
-    func committedRows(of entity: Entity, whereColumn column: String, in values: [Value]) throws(StoreError) -> [Value: [Value]] {
-        var rows: [Value: [Value]] = [:]
+    func committedRows(of entity: Entity, whereColumn column: String, in values: [Value]) throws(StoreError) -> [[Value]] {
+        var rows: [[Value]] = []
         let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         var start = 0
         while start < values.count {
@@ -60,13 +60,14 @@ extension PostgresStorage {
             start += chunk.count
             let list = chunk.indices.map { "$\($0 + 1)::\(ServerQuery.castType(of: chunk[$0]))" }.joined(separator: ", ")
             let sql = "SELECT \(columns) FROM \(entity.readSource) WHERE \(Identifier.quoted(column)) IN (\(list))"
-            for row in try readRows(sql, chunk, entity: entity) { rows[row[entity.keyIndex]] = row }
+            rows += try readRows(sql, chunk, entity: entity)
         }
         return rows
     }
 
     func committedRows(of entity: Entity, keys: [Value]) throws(StoreError) -> [Value: [Value]] {
-        try committedRows(of: entity, whereColumn: entity.key.name, in: keys)
+        let rows = try committedRows(of: entity, whereColumn: entity.key.name, in: keys)
+        return Dictionary(rows.map { ($0[entity.keyIndex], $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     func orderedScan(_ query: BoundQuery) throws(StoreError) -> OrderedScan {

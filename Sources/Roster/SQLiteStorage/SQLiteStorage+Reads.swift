@@ -39,19 +39,20 @@ extension SQLiteStorage {
         return (above, below)
     }
 
-    func committedRows(of entity: Entity, whereColumn column: String, in values: [Value]) throws(StoreError) -> [Value: [Value]] {
-        try committedRows(of: entity, where: column, in: values)
+    func committedRows(of entity: Entity, whereColumn column: String, in values: [Value]) throws(StoreError) -> [[Value]] {
+        let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
+        var rows: [[Value]] = []
+        try select(columns, from: entity, where: column, in: values) { statement in
+            rows.append(entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) })
+        }
+        return rows
     }
 
     func committedRows(of entity: Entity, keys: [Value]) throws(StoreError) -> [Value: [Value]] {
-        try committedRows(of: entity, where: entity.key.name, in: keys)
-    }
-
-    private func committedRows(of entity: Entity, where column: String, in values: [Value]) throws(StoreError) -> [Value: [Value]] {
         let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         var rows: [Value: [Value]] = [:]
-        rows.reserveCapacity(values.count)
-        try select(columns, from: entity, where: column, in: values) { statement in
+        rows.reserveCapacity(keys.count)
+        try select(columns, from: entity, where: entity.key.name, in: keys) { statement in
             let row = entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) }
             rows[row[entity.keyIndex]] = row
         }

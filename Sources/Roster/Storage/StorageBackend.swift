@@ -83,11 +83,12 @@ protocol StorageBackend: AnyObject {
     /// to `after` just below it, in order: an anchored window read without the rest (an
     /// index on the sort serves each of the few ranges it reads).
     func committedNeighbours(of row: [Value], in query: BoundQuery, before: Int, after: Int) throws(StoreError) -> (above: [[Value]], below: [[Value]])
-    /// The committed rows, by key, of the objects whose column `column` (a stored
-    /// attribute, or a key-path column of an extended entity) holds one of `values`: the
-    /// objects that refer to related objects a commit changed, read in one pass of the
-    /// column's index.
-    func committedRows(of entity: Entity, whereColumn column: String, in values: [Value]) throws(StoreError) -> [Value: [Value]]
+    /// The committed rows of the objects whose column `column` (a stored attribute, or a
+    /// key-path column of an extended entity) holds one of `values`, in no particular
+    /// order: the objects that refer to related objects a commit changed, read in one pass
+    /// of the column's index. A list, not a dictionary by key: the caller goes through
+    /// them once, and hashing each key here was a tenth of a relationship's rename.
+    func committedRows(of entity: Entity, whereColumn column: String, in values: [Value]) throws(StoreError) -> [[Value]]
     /// The committed rows of these keys, those that exist.
     func committedRows(of entity: Entity, keys: [Value]) throws(StoreError) -> [Value: [Value]]
     /// The keys and sort values of a query's committed results, in order.

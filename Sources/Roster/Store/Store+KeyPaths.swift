@@ -17,8 +17,10 @@ extension Store {
         guard let keyPaths = entity.keyPaths else { return changes.rows(of: entity) }
         let own = TouchedRow.shown(changes.rowsByEntity[entity.name] ?? [:], attributeCount: keyPaths.storedCount)
         // Objects whose related objects changed an attribute the paths read, or came or
-        // went, as they are now.
-        var referring: [Value: [Value]] = [:]
+        // went, as they are now; one that refers to several such objects is read once for
+        // each of the joins.
+        var referring: [[Value]] = []
+        var joinsRead = 0
         for (index, join) in keyPaths.joins.enumerated() {
             guard let rows = changes.rowsByEntity[join.destination.name], !rows.isEmpty else { continue }
             let read = keyPaths.readAttributes(ofJoin: index)
@@ -27,8 +29,8 @@ extension Store {
                 return read.contains { $0 < before.count && $0 < after.count && before[$0] != after[$0] } ? key : nil
             }
             guard !keys.isEmpty else { continue }
-            let found = try storage.committedRows(of: entity, whereColumn: join.referenceColumn, in: keys)
-            if referring.isEmpty { referring = found } else { referring.merge(found) { first, _ in first } }
+            referring += try storage.committedRows(of: entity, whereColumn: join.referenceColumn, in: keys)
+            joinsRead += 1
         }
         var resolver = KeyPathResolver(store: self, entity: entity, keyPaths: keyPaths, changes: changes)
         var touched: [Value: TouchedRow] = [:]
@@ -36,17 +38,21 @@ extension Store {
         // The commit's own rows: their key-path values before and now, from the related
         // objects as they were and are (known ones without a query).
         for (key, row) in own where row.isChanged {
-            if !referring.isEmpty { referring[key] = nil }
             let after = try row.after.map { stored throws(StoreError) in try resolver.extend(stored, now: true, knownAfter: nil) }
             let before = try row.before.map { stored throws(StoreError) in try resolver.extend(stored, now: false, knownAfter: after) }
-            if before != after { touched[key] = TouchedRow(before: before, after: after) }
+            let extended = TouchedRow(before: before, after: after)
+            if extended.isChanged { touched[key] = extended }
         }
         guard !referring.isEmpty else { return touched }
         // Objects the commit did not touch whose related objects changed, with their
         // key-path values before worked out from their stored row.
-        for (key, after) in referring {
-            let before = try resolver.extend(Array(after.prefix(keyPaths.storedCount)), now: false, knownAfter: after)
-            if before != after { touched[key] = TouchedRow(before: before, after: after) }
+        var seen: Set<Value> = []
+        for after in referring {
+            let key = after[entity.keyIndex]
+            if !own.isEmpty, own[key]?.isChanged == true { continue }
+            if joinsRead > 1, !seen.insert(key).inserted { continue }
+            let row = TouchedRow(before: try resolver.before(ofUntouched: after), after: after)
+            if row.isChanged { touched[key] = row }
         }
         return touched
     }
@@ -127,6 +133,33 @@ private struct KeyPathResolver {
             guard let related else { continue }
             for (slot, attribute) in join.columns {
                 if let attribute, attribute < related.count { row[slot] = related[attribute] }
+            }
+        }
+        return row
+    }
+
+    /// The extended row before the commits of an object whose stored row they did not
+    /// change, from its extended row now: a copy of it with only the joins whose related
+    /// object the commits touched (or whose reference, through an earlier join, was
+    /// another then) filled again. What ``extend(_:now:knownAfter:)`` gives for
+    /// `after`'s stored values, without building the row from nothing.
+    mutating func before(ofUntouched after: [Value]) throws(StoreError) -> [Value] {
+        var row = after
+        for join in joins {
+            guard let reference = join.reference else { continue }
+            let key = row[reference]
+            let touched = join.touched.isEmpty || key.isNull ? nil : join.touched[key]
+            if touched == nil && after[reference] == key { continue }
+            let related: [Value]?
+            if key.isNull {
+                related = nil
+            } else if let touched {
+                related = touched.before
+            } else {
+                related = try currentRow(of: join.destination, key: key)
+            }
+            for (slot, attribute) in join.columns {
+                if let related, let attribute, attribute < related.count { row[slot] = related[attribute] } else { row[slot] = .null }
             }
         }
         return row

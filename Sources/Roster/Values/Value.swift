@@ -109,7 +109,8 @@ extension Value: Equatable {
     /// equal only when its bytes are — a string's UTF-8 bytes, or those of
     /// ``invalidUTF8(_:)``, which is so compared with strings too.
     public static func == (lhs: Value, rhs: Value) -> Bool {
-        switch (lhs, rhs) {
+        if case .string = lhs, case .string = rhs, sameRepresentation(lhs, rhs) { return true }
+        return switch (lhs, rhs) {
         case (.null, .null): true
         case let (.integer(a), .integer(b)): a == b
         case let (.double(a), .double(b)): a == b
@@ -122,6 +123,21 @@ extension Value: Equatable {
                 return a.withUTF8 { x in sameBytes(x, y) }
             }
         default: false
+        }
+    }
+
+    /// Whether two values are bit for bit the same: then they are equal. Rows read twice
+    /// hold their short strings inline and share their long ones with the row cache, so
+    /// this answers most comparisons of equal text without retaining either string (the
+    /// retains and releases of the payloads were most of what `==` cost a relationship's
+    /// rename). Only used for `.string`, whose payload fills every byte compared.
+    @inline(__always)
+    private static func sameRepresentation(_ lhs: Value, _ rhs: Value) -> Bool {
+        withUnsafeBytes(of: lhs) { x in
+            withUnsafeBytes(of: rhs) { y in
+                x.loadUnaligned(fromByteOffset: 0, as: UInt64.self) == y.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
+                    && x.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == y.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            }
         }
     }
 
