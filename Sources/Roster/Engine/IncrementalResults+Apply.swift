@@ -164,7 +164,11 @@ extension IncrementalResults {
         }
         change.group.sectionChanges.sort { ($0.type == .delete ? 0 : 1, $0.index) < ($1.type == .delete ? 0 : 1, $1.index) }
         func inOrder(_ changes: [(rank: Int, change: ObjectChange<Value>)]) -> [ObjectChange<Value>] {
-            changes.sorted { $0.rank < $1.rank }.map(\.change)
+            // A renamed section's moves come in order already. Otherwise the positions are
+            // sorted, not the changes themselves: each swap of a change retains and
+            // releases its key, paths and names.
+            if zip(changes, changes.dropFirst()).allSatisfy({ $0.rank < $1.rank }) { return changes.map(\.change) }
+            return changes.indices.sorted { changes[$0].rank < changes[$1].rank }.map { changes[$0].change }
         }
         change.group.objectChanges = inOrder(inserts) + inOrder(deletes) + inOrder(moves) + inOrder(updates)
         change.oldSectionCounts = Dictionary(uniqueKeysWithValues: change.group.sectionChanges
