@@ -254,6 +254,35 @@ struct RelationshipTests {
         #expect(recorder.takeGroups().isEmpty)
     }
 
+    @Test("moving a feed to another group moves its entries' counts, through two steps")
+    func feedMovedToAnotherGroup() throws {
+        // Neither group is written: the entries' `feed.group.name` before the commit comes
+        // from the feed's old group as it is, through the feed's row before.
+        let store = try Self.store()
+        try store.write {
+            try store.insert("Group", ["id": "g1", "name": "g-one"])
+            try store.insert("Group", ["id": "g2", "name": "g-two"])
+            try store.insert("Feed", ["id": "f1", "title": "Alpha", "muted": false, "group": "g1"])
+            try store.insert("Feed", ["id": "f2", "title": "Beta", "muted": false, "group": "g2"])
+            for index in 0..<3 { try store.insert("Entry", ["id": .string("a\(index)"), "title": .string("x\(index)"), "read": false, "rank": .integer(Int64(index)), "feed": "f1"]) }
+            try store.insert("Entry", ["id": "b0", "title": "y", "read": false, "rank": 0, "feed": "f2"])
+        }
+        let request = FetchRequest(entity: "Entry", sortKeys: [SortKey("feed.group.name"), SortKey("title")], sectionAttribute: "feed.group.name",
+                                   aggregates: [.count("unread", where: try QueryPredicate("read == NO"))])
+        let controller = try ResultsController(store: store, request: request)
+        let recorder = GroupRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        try store.update("Feed", key: "f1", ["group": "g2"])
+        let group = try #require(recorder.takeGroups().first)
+        #expect(group.sectionChanges == [SectionChange(type: .delete, index: 0, section: "g-one")])
+        #expect(group.objectChanges.map(\.type) == [.move, .move, .move])
+        let change = try #require(recorder.takeAggregateChanges().first)
+        #expect(change.sections.map(\.name) == ["g-one", "g-two"])
+        #expect(change.sections.map { $0.values["unread"] } == [.integer(0), .integer(4)])
+        #expect(controller.aggregates(forSectionName: "g-two")?["unread"] == .integer(4))
+    }
+
     @Test("delete rules: nullify, cascade through two levels, deny; all or nothing")
     func deleteRules() throws {
         let store = try Store.temporary()
