@@ -54,7 +54,9 @@ extension QueryChange {
         var lastChanged: [Int] = [], lastNames: [String] = []
         for index in group.objectChanges.indices {
             let object = group.objectChanges[index]
-            guard object.type == .update || object.type == .move, case let (before?, after?) = rows(object.item) else { continue }
+            // A move is kept whatever changed: its rows are only compared to name what did.
+            guard object.type == .update || (object.type == .move && relevance.reportsChanged),
+                  case let (before?, after?) = rows(object.item) else { continue }
             let changed = relevance.changedAttributes(from: before, to: after)
             if object.type == .update && !changed.contains(where: { relevance.isDisplayed[$0] }) {
                 dropped.insert(index)
