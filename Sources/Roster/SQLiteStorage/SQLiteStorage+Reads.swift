@@ -40,29 +40,22 @@ extension SQLiteStorage {
     }
 
     func committedRows(of entity: Entity, whereColumn column: String, in values: [Value]) throws(StoreError) -> [[Value]] {
-        let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         var rows: [[Value]] = []
-        try select(columns, from: entity, where: column, in: values) { statement in
-            rows.append(entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) })
-        }
+        try forEachRow(of: entity, where: column, in: values) { rows.append($0) }
         return rows
     }
 
     func committedRows(of entity: Entity, keys: [Value]) throws(StoreError) -> [Value: [Value]] {
-        let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         var rows: [Value: [Value]] = [:]
         rows.reserveCapacity(keys.count)
-        try select(columns, from: entity, where: entity.key.name, in: keys) { statement in
-            let row = entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) }
-            rows[row[entity.keyIndex]] = row
-        }
+        try forEachRow(of: entity, where: entity.key.name, in: keys) { rows[$0[entity.keyIndex]] = $0 }
         return rows
     }
 
-    /// Steps `SELECT columns FROM entity WHERE column IN (values)`, 500 values a statement
-    /// (under SQLite's default limit of bound parameters), handing `body` each row.
-    private func select(_ columns: String, from entity: Entity, where column: String, in values: [Value],
-                        _ body: (Statement) -> Void) throws(StoreError) {
+    /// Steps `SELECT` of the entity's attributes `WHERE column IN (values)`, 500 values a
+    /// statement (under SQLite's default limit of bound parameters), handing `body` each row.
+    private func forEachRow(of entity: Entity, where column: String, in values: [Value], _ body: ([Value]) -> Void) throws(StoreError) {
+        let columns = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         var start = 0
         do {
             while start < values.count {
@@ -72,7 +65,9 @@ extension SQLiteStorage {
                 let statement = try cachedReaderStatement("SELECT \(columns) FROM \(entity.readSource) WHERE \(Identifier.quoted(column)) IN (\(placeholders))")
                 defer { statement.reset() }
                 try statement.bind(chunk)
-                while try statement.step() { body(statement) }
+                while try statement.step() {
+                    body(entity.attributes.indices.map { statement.column($0, as: entity.attributes[$0].type) })
+                }
             }
         } catch {
             throw .database(error)
