@@ -58,7 +58,7 @@ public struct BatchAdapter: Sendable {
     ///   its own event).
     /// - Returns: The batch: every list sorted ascending, no path twice, no item operation
     ///   inside a deleted or inserted section, no path both reloaded and deleted.
-    /// - Complexity: O(*e* log *e*) for *e* events, expected (hashing).
+    /// - Complexity: O(*e* log *e*) for *e* events.
     @inlinable
     public func batch<S, I>(for group: ChangeGroup<S, I>) -> BatchUpdate {
         var deletedSections = Set<Int>()
@@ -70,33 +70,36 @@ public struct BatchAdapter: Sendable {
             }
         }
 
-        var deletes = Set<IndexPath>()
-        var inserts = Set<IndexPath>()
-        var moves: [IndexPath: IndexPath] = [:]  // destination → source
-        var reloadCandidates: [IndexPath] = []
-        var reconfigured: [IndexPath] = []
+        // Lists, sorted and de-duplicated at the end (a set of `IndexPath`s hashed and
+        // compared each path through Foundation's storage enum).
+        var deletes: [ItemPosition] = []
+        var inserts: [ItemPosition] = []
+        var moves: [(to: ItemPosition, from: ItemPosition)] = []
+        var reloadCandidates: [ItemPosition] = []
+        var reconfigured: [ItemPosition] = []
 
-        func deleteUnlessCovered(_ path: IndexPath) {
-            if !deletedSections.contains(path.section) { deletes.insert(path) }
+        func deleteUnlessCovered(_ path: ItemPosition) {
+            if deletedSections.isEmpty || !deletedSections.contains(path.section) { deletes.append(path) }
         }
-        func insertUnlessCovered(_ path: IndexPath) {
-            if !insertedSections.contains(path.section) { inserts.insert(path) }
+        func insertUnlessCovered(_ path: ItemPosition) {
+            if insertedSections.isEmpty || !insertedSections.contains(path.section) { inserts.append(path) }
         }
-        func crossesSectionChange(from: IndexPath, to: IndexPath) -> Bool {
-            deletedSections.contains(from.section) || insertedSections.contains(to.section)
+        func crossesSectionChange(from: ItemPosition, to: ItemPosition) -> Bool {
+            (!deletedSections.isEmpty && deletedSections.contains(from.section))
+                || (!insertedSections.isEmpty && insertedSections.contains(to.section))
         }
 
         // An updated item that also moves needs fresh content at its destination: split its
         // move. (Only a group that keeps moves and has some needs the set.)
-        var updatedSources = Set<IndexPath>()
+        var updatedSources = Set<ItemPosition>()
         if keepsMoves && group.objectChanges.contains(where: { $0.type == .move }) {
             for change in group.objectChanges where change.type == .update {
-                if let from = change.from { updatedSources.insert(from) }
+                if let from = change.from { updatedSources.insert(ItemPosition(from)) }
             }
         }
 
         for change in group.objectChanges {
-            switch (change.type, change.from, change.to) {
+            switch (change.type, change.from.map(ItemPosition.init), change.to.map(ItemPosition.init)) {
             case (.delete, let from?, _):
                 deleteUnlessCovered(from)
             case (.insert, _, let to?):
@@ -105,7 +108,7 @@ public struct BatchAdapter: Sendable {
                 // A move that changed values (it names them) needs fresh content too.
                 if keepsMoves && !crossesSectionChange(from: from, to: to) && !updatedSources.contains(from)
                     && (change.changedAttributes?.isEmpty ?? true) {
-                    moves[to] = from
+                    moves.append((to, from))
                 } else {
                     deleteUnlessCovered(from)
                     insertUnlessCovered(to)
@@ -126,22 +129,34 @@ public struct BatchAdapter: Sendable {
             }
         }
 
-        let moveSources = Set(moves.values)
-        let reloads = Set(reloadCandidates.filter {
-            !deletedSections.contains($0.section) && !deletes.contains($0) && !moveSources.contains($0)
-        })
+        let deleted = deletes.sortedUnique()
+        let inserted = inserts.sortedUnique()
+        // One move per destination: the last one named for it.
+        var keptMoves: [(to: ItemPosition, from: ItemPosition)] = []
+        for move in moves.enumerated().sorted(by: { ($0.element.to, $0.offset) < ($1.element.to, $1.offset) }).map(\.element) {
+            if let last = keptMoves.last, last.to == move.to { keptMoves[keptMoves.count - 1] = move } else { keptMoves.append(move) }
+        }
+        let moveSources = keptMoves.map(\.from).sorted()
+        let moveDestinations = keptMoves.map(\.to)
+        if !deletedSections.isEmpty || !deleted.isEmpty || !moveSources.isEmpty {
+            reloadCandidates.removeAll {
+                deletedSections.contains($0.section) || deleted.sortedContains($0) || moveSources.sortedContains($0)
+            }
+        }
         // An item that also moved (a group with both for one item) arrives by its insert or
         // move, with fresh content: nothing to reconfigure.
-        reconfigured.removeAll { inserts.contains($0) || moves[$0] != nil }
+        if !inserted.isEmpty || !moveDestinations.isEmpty {
+            reconfigured.removeAll { inserted.sortedContains($0) || moveDestinations.sortedContains($0) }
+        }
 
         return BatchUpdate(
             deleteSections: deletedSections.sorted(),
             insertSections: insertedSections.sorted(),
-            deleteItems: deletes.sorted(),
-            insertItems: inserts.sorted(),
-            reloadItems: reloads.sorted(),
-            moveItems: moves.map { ItemMove(from: $0.value, to: $0.key) }.sorted { $0.to < $1.to },
-            reconfigureItems: reconfigured.sorted()
+            deleteItems: deleted.map(\.indexPath),
+            insertItems: inserted.map(\.indexPath),
+            reloadItems: reloadCandidates.sortedUnique().map(\.indexPath),
+            moveItems: keptMoves.map { ItemMove(from: $0.from.indexPath, to: $0.to.indexPath) },
+            reconfigureItems: reconfigured.sorted().map(\.indexPath)
         )
     }
 }
