@@ -85,10 +85,15 @@
             linkAsNewest(slot)
             return nil
         }
-        var evicted: Key?
-        if count == capacity, let victim = oldest, let entry = slots[victim] {
-            evicted = entry.key
-            removeValue(for: entry.key)
+        if count == capacity, let victim = oldest, let old = slots[victim] {
+            // The oldest entry's slot takes the new one, unlinked and re-linked in place
+            // (a bulk commit evicts thousands in a row).
+            slotByKey.removeValue(forKey: old.key)
+            unlink(victim)
+            slots[victim] = Entry(key: key, value: value, newer: nil, older: nil)
+            slotByKey[key] = victim
+            linkAsNewest(victim)
+            return old.key
         }
         let entry = Entry(key: key, value: value, newer: nil, older: nil)
         let slot: Int
@@ -101,7 +106,7 @@
         }
         slotByKey[key] = slot
         linkAsNewest(slot)
-        return evicted
+        return nil
     }
 
     /// Replaces the value of a key the cache holds, leaving its place in the recency
