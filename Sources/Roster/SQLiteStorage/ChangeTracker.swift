@@ -169,6 +169,9 @@ final class ChangeTracker {
                 read.rowsBeyondEntries -= 1
                 do {
                     try batches.withBytes(ofColumn: 1) { (bytes) throws(DatabaseError) in
+                        // Room for as many keys as the batch can hold (an entry takes 16
+                        // bytes or more), so the table is not rebuilt as it fills.
+                        read.keys.reserveCapacity(read.keys.count + bytes.count / 16)
                         try ChangeBatch.forEachEntry(in: bytes, attributes: entity.attributes, keyIndex: entity.keyIndex) { (entry) throws(DatabaseError) in
                             read.rowsBeyondEntries += 1
                             let key: Value
@@ -180,10 +183,11 @@ final class ChangeTracker {
                                 read.resync = read.resync ?? .schemaChanged
                                 return
                             }
-                            if let index = read.keys.index(forKey: key) {
-                                if case .changed = read.keys.values[index].first { read.keys.values[index].later.append((seq, entry)) }
-                            } else {
-                                read.keys[key] = BatchedKey(seq: seq, first: entry)
+                            // One look-up: a new key gets its first entry, a known one
+                            // whose first holds only changed values takes this one too.
+                            var isNew = false
+                            BatchedKey.modify(&read.keys[key, default: { isNew = true; return BatchedKey(seq: seq, first: entry) }()]) {
+                                if !isNew { $0.noteLater(seq, entry) }
                             }
                         }
                     }
@@ -206,6 +210,7 @@ final class ChangeTracker {
         var batched = batches.keys
         var resync = batches.resync
         var rows: [Value: TouchedRow] = [:]
+        rows.reserveCapacity(batched.count)
         let attributes = entity.attributes
         if readingTriggerEntries {
             try readTriggerEntries(of: entity, after: first, through: last, batched: &batched, resync: &resync, into: &rows)
@@ -478,6 +483,19 @@ private struct BatchedKey {
         self.first = first
     }
 
+    /// Notes a later entry of the key (in log entry `seq`), when `first` holds only the
+    /// values an update changed.
+    mutating func noteLater(_ seq: Int64, _ entry: ChangeBatch.Entry) {
+        guard case .changed = first else { return }
+        later.append((seq, entry))
+    }
+
+    /// Runs `body` on `key` in place: with `dictionary[key, default: …]`, one look-up
+    /// finds or inserts a key and changes its value (the default runs first, when it is new).
+    static func modify(_ key: inout BatchedKey, _ body: (inout BatchedKey) -> Void) {
+        body(&key)
+    }
+
     /// The key's row at the cursor, as the log tells it.
     enum RowAtCursor {
         /// The row (nil: no row had the key).
@@ -501,7 +519,10 @@ private struct BatchedKey {
         case .changed: break
         }
         var state = rowAfter
-        for (seq, entry) in ([(seq, first)] + later).reversed() where before.map({ seq < $0 }) ?? true {
+        // Newest first, back to `first` (no array of them: a bulk commit asks once a row).
+        for position in stride(from: later.count, through: 0, by: -1) {
+            let (seq, entry) = position == 0 ? (seq, first) : later[position - 1]
+            if let before, seq >= before { continue }
             switch entry {
             case .inserted:
                 state = nil

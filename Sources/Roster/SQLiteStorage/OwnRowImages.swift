@@ -97,6 +97,9 @@ final class OwnRowImages {
         var isReadable = true
         // In log order, so that a key's last write is its row now.
         for image in images where isReadable {
+            // Room for every row the images can hold (16 bytes or more each), so the
+            // table is not rebuilt as it fills.
+            rows.reserveCapacity(rows.count + image.bytes.count / 16)
             image.bytes.withUnsafeBytes { buffer in
                 do {
                     try ChangeBatch.forEachEntry(in: buffer, attributes: entity.attributes, keyIndex: entity.keyIndex) { (entry) throws(DatabaseError) in
