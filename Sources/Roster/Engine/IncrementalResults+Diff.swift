@@ -18,10 +18,13 @@ extension IncrementalResults {
     ///   - new: the results now, re-fetched or re-sorted (``resorting(touched:)``).
     ///   - touched: the commit's rows: which staying rows changed values, and the rows of
     ///     those that left.
+    ///   - touchedIDs: when the caller knows them (``resorting(touched:)``), a non-zero
+    ///     mark for the old id of each touched row that changed values; else they are
+    ///     looked up from `touched`.
     /// - Returns: the change, or nil when there is none.
     /// - Complexity: O(*n*) for *n* rows, plus O(*r* log *r*) for the *r* runs of rows that
     ///   keep their neighbours.
-    static func change(from old: IncrementalResults, to new: IncrementalResults, touched: [Value: TouchedRow]) -> QueryChange? {
+    static func change(from old: IncrementalResults, to new: IncrementalResults, touched: [Value: TouchedRow], touchedIDs: [UInt8]? = nil) -> QueryChange? {
         let oldIDs = old.tree.elements
         let newIDs = new.tree.elements
         var rankOfNewID = [Int32](repeating: -1, count: new.arena.keys.count)
@@ -30,7 +33,7 @@ extension IncrementalResults {
             // One arena (``resorting(touched:)``): a row that stays kept its id, so where it
             // went is its id's rank, and no key is compared.
             let newPosition = oldIDs.map { rankOfNewID[Int($0)] }
-            return change(from: old, to: new, oldIDs: oldIDs, newIDs: newIDs, newPosition: newPosition, touched: touched)
+            return change(from: old, to: new, oldIDs: oldIDs, newIDs: newIDs, newPosition: newPosition, touched: touched, touchedIDs: touchedIDs)
         }
         // Walk both orders together: while the rows line up, the old row at hand is the new
         // row at hand, found with one comparison of keys. A row that does not line up is
@@ -65,16 +68,19 @@ extension IncrementalResults {
 
     /// The change, once each old row's new position is known (-1: it left).
     private static func change(from old: IncrementalResults, to new: IncrementalResults, oldIDs: [Int32], newIDs: [Int32],
-                               newPosition: [Int32], touched: [Value: TouchedRow]) -> QueryChange? {
-        var isChangedID = [Bool](repeating: false, count: old.arena.keys.count)
-        for (key, row) in touched where row.isChanged {
-            if let id = old.arena.id(forKey: key) { isChangedID[Int(id)] = true }
-        }
+                               newPosition: [Int32], touched: [Value: TouchedRow], touchedIDs: [UInt8]? = nil) -> QueryChange? {
+        let isChangedID = touchedIDs ?? {
+            var marks = [UInt8](repeating: 0, count: old.arena.keys.count)
+            for (key, row) in touched where row.isChanged {
+                if let id = old.arena.id(forKey: key) { marks[Int(id)] = 1 }
+            }
+            return marks
+        }()
         let oldShape = old.shape
         let group = PositionDiff.changes(
             from: oldShape, to: new.shape, newPosition: newPosition,
             oldItem: { old.arena.keys[Int(oldIDs[$0])] }, newItem: { new.arena.keys[Int(newIDs[$0])] },
-            isUpdated: { isChangedID[Int(oldIDs[$0])] })
+            isUpdated: { isChangedID[Int(oldIDs[$0])] != 0 })
         guard !group.isEmpty else { return nil }
         var change = QueryChange(group: group)
         for object in group.objectChanges where object.type == .delete {
