@@ -56,6 +56,11 @@ private final class ForwardingBackend: StorageBackend {
     func beginCommittedRead() throws(StoreError) { try base.beginCommittedRead() }
     func endCommittedRead(abandon: Bool) { base.endCommittedRead(abandon: abandon) }
     func isAtNewestChange() throws(StoreError) -> Bool { try base.isAtNewestChange() }
+    func willDeliver(_ entityNames: [String]) {
+        note()
+        base.willDeliver(entityNames)
+    }
+
     func collectChanges(of entities: [Entity]) throws(StoreError) -> CommittedChanges? {
         note()
         if let failure = nextCollectFailure {

@@ -34,7 +34,8 @@ final class ChangeCapture {
     /// rolled back (``invalidateImages()``) — which a failed write of the store's always is.
     private var imagesAreExact = true
     /// The entities whose row images a delivery in this process takes (those live queries
-    /// watch, as the last delivery read them); the hook notes no others. Taken at the start
+    /// watch, as the last delivery read them, and those of live queries opened since);
+    /// the hook notes no others. Taken at the start
     /// of each transaction: a change in the middle of one would leave images that miss
     /// some of its writes.
     var imagesWanted: Set<String> = []

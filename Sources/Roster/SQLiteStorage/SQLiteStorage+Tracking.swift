@@ -25,6 +25,11 @@ extension SQLiteStorage {
         do { return try tracker.collect(entities: entities) } catch { throw .database(error) }
     }
 
+    func willDeliver(_ entityNames: [String]) {
+        // From the next transaction on; each delivery then says again what it read.
+        capture?.imagesWanted.formUnion(entityNames)
+    }
+
     var changeLogPosition: Int64 { tracker.cursor }
 
     func changes(of entity: Entity, since position: Int64) throws(StoreError) -> CommittedChanges {

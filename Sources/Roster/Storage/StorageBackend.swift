@@ -114,6 +114,10 @@ protocol StorageBackend: AnyObject {
     /// The changes past the cursor for these entities, and moves the cursor past them; nil
     /// when nothing was committed since. Called in the read transaction.
     func collectChanges(of entities: [Entity]) throws(StoreError) -> CommittedChanges?
+    /// Says that the next deliveries read these entities' changes (a live query on them
+    /// was just opened), before the first of them: a backend that notes the rows of its
+    /// own writes for a delivery (SQLite's ``OwnRowImages``) starts with the next write.
+    func willDeliver(_ entityNames: [String])
     /// The last change-log entry read: the committed state live queries show. A position
     /// to ask ``changes(of:since:)`` about later, in this process or another.
     var changeLogPosition: Int64 { get }

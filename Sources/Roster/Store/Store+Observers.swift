@@ -23,6 +23,7 @@ extension Store {
     func addObserver(_ observer: any StoreObserver) {
         observers.removeAll { $0.observer == nil || $0.observer === observer }
         observers.append(WeakObserver(observer: observer))
+        storage.willDeliver(observer.observedEntityNames)
     }
 
     /// Stops telling `observer` about commits.
