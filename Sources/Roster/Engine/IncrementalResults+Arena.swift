@@ -152,6 +152,8 @@ final class RowCache {
     /// How many rows one load fetches around the one asked for (like `fetchBatchSize`).
     static let batchSize = 64
     var capacity: Int { rows.capacity }
+    /// How many rows it holds.
+    var count: Int { rows.count }
     private let loader: ([Value]) -> [Value: [Value]]
     private var rows: LRUCache<Value, [Value]>
 
