@@ -2,19 +2,20 @@ import Foundation
 
 /// A snapshot as ``PositionDiff`` sees it: its sections' identifiers and item counts. Items
 /// are numbered by position, `0..<total`, section after section.
-package struct SnapshotShape<SectionID> {
+@_spi(RosterEngine) public struct SnapshotShape<SectionID> {
     /// The sections' identifiers, in order.
-    package var sections: [SectionID]
+    public var sections: [SectionID]
     /// Each section's item count, in the same order.
-    package var counts: [Int]
+    public var counts: [Int]
 
-    package init(sections: [SectionID], counts: [Int]) {
+    /// A shape of these sections, with these item counts.
+    public init(sections: [SectionID], counts: [Int]) {
         self.sections = sections
         self.counts = counts
     }
 
     /// Where each section starts among the positions, and the total.
-    fileprivate var startsAndTotal: (starts: [Int], total: Int) {
+    var startsAndTotal: (starts: [Int], total: Int) {
         var starts: [Int] = []
         starts.reserveCapacity(counts.count)
         var total = 0
@@ -35,7 +36,12 @@ package struct SnapshotShape<SectionID> {
 /// that stay, so the cost is O(*n*) for *n* items plus O(*r* log *r*) for the *r* runs of
 /// staying items that keep their neighbours — few, when a change is small against its
 /// results.
-package enum PositionDiff {
+///
+/// Not API: public only under the SPI `RosterEngine`. The work on positions is not generic
+/// over the items; only naming them is, inlined into the caller, so that Roster's engine
+/// builds its object changes specialized (generic code looked up the metadata of
+/// `ObjectChange<Item>` three times a change, a tenth of the diff of a bulk commit).
+@_spi(RosterEngine) public enum PositionDiff {
     /// The callbacks that turn `old` into `new`.
     ///
     /// - Parameters:
@@ -46,10 +52,38 @@ package enum PositionDiff {
     ///   - oldItem: the item at an old position.
     ///   - newItem: the item at a new position.
     ///   - isUpdated: whether the item at an old position, which stays, changed its values.
-    package static func changes<S: Hashable & Sendable, I: Hashable & Sendable>(
+    @inlinable
+    public static func changes<S: Hashable & Sendable, I: Hashable & Sendable>(
         from old: SnapshotShape<S>, to new: SnapshotShape<S>, newPosition: [Int32],
         oldItem: (Int) -> I, newItem: (Int) -> I, isUpdated: (Int) -> Bool
     ) -> ChangeGroup<S, I> {
+        let (sectionChanges, events) = plan(from: old, to: new, newPosition: newPosition, isUpdated: isUpdated)
+        var objectChanges: [ObjectChange<I>] = []
+        objectChanges.reserveCapacity(events.count)
+        for event in events {
+            objectChanges.append(ObjectChange(type: event.type, item: event.isOld ? oldItem(event.position) : newItem(event.position),
+                                              from: event.from, to: event.to))
+        }
+        return ChangeGroup(sectionChanges: sectionChanges, objectChanges: objectChanges)
+    }
+
+    /// One object change, its item named by position: an old position (`isOld`) for
+    /// deletes and updates, a new one for inserts and moves.
+    @usableFromInline
+    struct Event {
+        @usableFromInline let type: ObjectChangeType
+        @usableFromInline let position: Int
+        @usableFromInline let isOld: Bool
+        @usableFromInline let from: IndexPath?
+        @usableFromInline let to: IndexPath?
+    }
+
+    /// The section changes, and the object changes by position in callback order: inserts,
+    /// deletes, moves, updates.
+    @usableFromInline
+    static func plan<S: Hashable & Sendable>(
+        from old: SnapshotShape<S>, to new: SnapshotShape<S>, newPosition: [Int32], isUpdated: (Int) -> Bool
+    ) -> (sections: [SectionChange<S>], events: [Event]) {
         let (oldStarts, oldTotal) = old.startsAndTotal
         let (newStarts, newTotal) = new.startsAndTotal
         precondition(newPosition.count == oldTotal, "one new position per old item")
@@ -65,12 +99,12 @@ package enum PositionDiff {
                                newSectionOfPosition: newSectionOfPosition, isUpdated: isUpdated)
         let sections = SectionMatching(old: old.sections, new: new.sections) { oldIndex, _ in runs.keptCount[oldIndex] }
 
-        var group = ChangeGroup<S, I>()
+        var sectionChanges: [SectionChange<S>] = []
         for (oldIndex, keptAs) in sections.keptNewIndexByOldIndex.enumerated() where keptAs == nil {
-            group.sectionChanges.append(SectionChange(type: .delete, index: oldIndex, section: old.sections[oldIndex]))
+            sectionChanges.append(SectionChange(type: .delete, index: oldIndex, section: old.sections[oldIndex]))
         }
         for (newIndex, isKept) in sections.isNewSectionKept.enumerated() where !isKept {
-            group.sectionChanges.append(SectionChange(type: .insert, index: newIndex, section: new.sections[newIndex]))
+            sectionChanges.append(SectionChange(type: .insert, index: newIndex, section: new.sections[newIndex]))
         }
 
         // A staying item moves unless its section stays and it is in that section's run.
@@ -85,40 +119,39 @@ package enum PositionDiff {
 
         // Index paths are made only for the changes: most positions of a large snapshot
         // have none.
-        var inserts: [ObjectChange<I>] = []
-        var moves: [ObjectChange<I>] = []
+        var inserts: [Event] = []
+        var moves: [Event] = []
         for (section, start) in newStarts.enumerated() {
             for position in start..<(start + new.counts[section]) {
                 let from = Int(oldPosition[position])
                 if from < 0 {
-                    inserts.append(ObjectChange(type: .insert, item: newItem(position), from: nil,
-                                                to: IndexPath(item: position - start, section: section)))
+                    inserts.append(Event(type: .insert, position: position, isOld: false, from: nil,
+                                         to: IndexPath(item: position - start, section: section)))
                 } else if !staysInPlace[from] {
-                    moves.append(ObjectChange(type: .move, item: newItem(position), from: oldPath(from),
-                                              to: IndexPath(item: position - start, section: section)))
+                    moves.append(Event(type: .move, position: position, isOld: false, from: oldPath(from),
+                                       to: IndexPath(item: position - start, section: section)))
                 }
             }
         }
 
-        var deletes: [ObjectChange<I>] = []
-        var updates: [ObjectChange<I>] = []
+        var deletes: [Event] = []
+        var updates: [Event] = []
         for (section, start) in oldStarts.enumerated() {
             for position in start..<(start + old.counts[section]) {
                 let target = Int(newPosition[position])
                 if target < 0 {
-                    deletes.append(ObjectChange(type: .delete, item: oldItem(position),
-                                                from: IndexPath(item: position - start, section: section), to: nil))
+                    deletes.append(Event(type: .delete, position: position, isOld: true,
+                                         from: IndexPath(item: position - start, section: section), to: nil))
                 } else if staysInPlace[position] && isUpdated(position) {
                     let newSection = Int(newSectionOfPosition[target])
-                    updates.append(ObjectChange(type: .update, item: oldItem(position),
-                                                from: IndexPath(item: position - start, section: section),
-                                                to: IndexPath(item: target - newStarts[newSection], section: newSection)))
+                    updates.append(Event(type: .update, position: position, isOld: true,
+                                         from: IndexPath(item: position - start, section: section),
+                                         to: IndexPath(item: target - newStarts[newSection], section: newSection)))
                 }
             }
         }
 
-        group.objectChanges = inserts + deletes + moves + updates
-        return group
+        return (sectionChanges, inserts + deletes + moves + updates)
     }
 
     /// The section a position falls in: the last whose start is at or before it.

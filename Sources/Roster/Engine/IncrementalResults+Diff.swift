@@ -1,4 +1,4 @@
-import RosterUpdates
+@_spi(RosterEngine) import RosterUpdates
 
 extension IncrementalResults {
     /// The results' sections and their row counts, in order.
