@@ -12,16 +12,20 @@ struct CommitPathTests {
         #expect(CommitPath.cheaper(touched: 1, results: results) == .rowByRow)
     }
 
-    /// As the crossover measured them: row by row below about half a percent of the
-    /// results, re-sort from there to about a quarter, re-fetch above (where sorting the
-    /// touched rows costs more than reading every row in order).
-    @Test(arguments: [10_000, 100_000, 1_000_000])
-    func theChoiceFollowsTheShare(results: Int) {
-        #expect(CommitPath.cheaper(touched: results / 1_000, results: results) == .rowByRow)
-        #expect(CommitPath.cheaper(touched: results / 20, results: results) == .resort)
-        #expect(CommitPath.cheaper(touched: results / 10, results: results) == .resort)
-        #expect(CommitPath.cheaper(touched: results / 2, results: results) == .refetch)
-        #expect(CommitPath.cheaper(touched: results, results: results) == .refetch)
+    /// As the crossover measured them (Docs/Performance.md, "A bulk commit in half the
+    /// instructions"): row by row below about half a percent of the results, re-sort
+    /// from there — at 10,000 results up to all of them — and re-fetch from about two
+    /// thirds of 100,000 results and two fifths of a million, where each touched row of a
+    /// re-sort costs more than reading every row in order.
+    @Test(arguments: [
+        (10_000, 10, CommitPath.rowByRow), (10_000, 500, .resort), (10_000, 5_000, .resort), (10_000, 10_000, .resort),
+        (100_000, 100, .rowByRow), (100_000, 1_000, .resort), (100_000, 33_334, .resort), (100_000, 50_000, .resort),
+        (100_000, 100_000, .refetch),
+        (1_000_000, 1_000, .rowByRow), (1_000_000, 10_000, .resort), (1_000_000, 333_334, .resort),
+        (1_000_000, 500_000, .refetch), (1_000_000, 1_000_000, .refetch),
+    ])
+    func theChoiceFollowsTheMeasuredCrossover(results: Int, touched: Int, path: CommitPath) {
+        #expect(CommitPath.cheaper(touched: touched, results: results) == path)
     }
 
     /// The share where re-sorting takes over falls slowly as the results grow, since each

@@ -4,14 +4,16 @@ import Foundation
 /// estimated cost.
 ///
 /// Row by row costs each touched row a few tree searches, so it grows with the touched
-/// rows *k* and slowly with the results *n*. Re-sorting merges the sorted touched rows
+/// rows *k* and slowly with the results *n*. Re-sorting merges the touched rows, sorted,
 /// into the untouched ones and diffs by ids (``IncrementalResults/resorting(touched:)``):
-/// a little per result row, and *k* log *k* for the sort. Re-fetching reads every result
-/// again and diffs by ids: more per result row, but no sort, so it wins once a commit
-/// touches about a third of the results. All paths then read the touched rows, report
-/// them and build the batch alike, so those costs are left out. The constants, in
-/// microseconds on the machine of the figures, come from `roster bench --scenario
-/// crossover` (release build; Docs/Performance.md, "The re-sort path").
+/// a little per result row, and per touched row a cost that grows with the results (each
+/// reads its sort values from an arena that no longer fits in the caches). Re-fetching
+/// reads every result again and diffs by ids: more per result row, nothing per touched
+/// row, so it wins once a commit touches a large share of large results. All paths then
+/// read the touched rows, report them and build the batch alike, so those costs are left
+/// out. The constants, in microseconds on the machine of the figures, are fitted to `roster
+/// bench --scenario crossover` (release build; Docs/Performance.md, "A bulk commit in half
+/// the instructions").
 package enum CommitPath: Sendable, Hashable {
     /// Apply each touched row to the tree: O(*k* log *n*).
     case rowByRow
@@ -31,21 +33,29 @@ package enum CommitPath: Sendable, Hashable {
     }
 
     /// Row by row, per touched row and level of the tree.
-    static let rowByRowPerLevel = 0.62
-    /// Re-sort: once, per result row, and per touched row and level of their sort.
-    static let resortFixed = 20.0
-    static let resortPerResult = 0.06
-    static let resortPerTouchedLevel = 0.1
-    /// Re-fetch: once (preparing the read), and per result row.
-    static let refetchFixed = 50.0
-    static let refetchPerResult = 0.45
+    static let rowByRowPerLevel = 0.42
+    /// Re-sort: once, and per result row.
+    static let resortFixed = 50.0
+    static let resortPerResult = 0.025
+    /// Re-sort, per touched row: this at 10,000 results, plus ``resortPerTouchedDoubling``
+    /// for each doubling of the results beyond.
+    static let resortPerTouched = 0.2
+    static let resortPerTouchedDoubling = 0.084
+    /// Re-fetch: once (preparing and starting the read), and per result row.
+    static let refetchFixed = 1_850.0
+    static let refetchPerResult = 0.314
 
     /// The cheapest path, by estimate, for a commit touching `touched` rows of results
     /// that hold `results` rows.
+    ///
+    /// The touched rows are sorted from their old order, so a commit that moves few of
+    /// them sorts in about one comparison a row (the crossover's, and most bulk updates);
+    /// one that reorders all of them pays *k* log *k* comparisons more than estimated.
     package static func cheaper(touched: Int, results: Int) -> CommitPath {
         let (k, n) = (Double(touched), Double(results))
         let rowByRow = k * rowByRowPerLevel * log2(max(n, 2))
-        let resort = resortFixed + n * resortPerResult + k * resortPerTouchedLevel * log2(max(k, 2))
+        let perTouched = resortPerTouched + resortPerTouchedDoubling * max(0, log2(n / 10_000))
+        let resort = resortFixed + n * resortPerResult + k * perTouched
         let refetch = refetchFixed + n * refetchPerResult
         if rowByRow <= min(resort, refetch) { return .rowByRow }
         return resort <= refetch ? .resort : .refetch
