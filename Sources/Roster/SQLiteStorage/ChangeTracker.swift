@@ -93,7 +93,10 @@ final class ChangeTracker {
             // wrote), there are no trigger entries to join: numbers are given in order and
             // a rollback takes back the ones it took.
             let readsTriggerEntries = batches.reduce(0) { Self.sum($0, $1.entries) } < window
-            for (entity, batch) in zip(entities, batches) {
+            for (index, entity) in entities.enumerated() {
+                // Taken out of the list, so that its table of keys is not copied when changed.
+                var batch = EntityBatches()
+                swap(&batch, &batches[index])
                 rows = Self.sum(rows, batch.rowsBeyondEntries)
                 let touched = try touchedRows(of: entity, after: cursor, through: newest, batches: batch, readingTriggerEntries: readsTriggerEntries)
                 changes.rowsByEntity[entity.name] = touched.rows
@@ -205,23 +208,36 @@ final class ChangeTracker {
     /// cursor and now: from its batches, and from the trigger entries when
     /// `readingTriggerEntries`.
     private func touchedRows(
-        of entity: Entity, after first: Int64, through last: Int64, batches: EntityBatches, readingTriggerEntries: Bool
+        of entity: Entity, after first: Int64, through last: Int64, batches: consuming EntityBatches, readingTriggerEntries: Bool
     ) throws(DatabaseError) -> (rows: [Value: TouchedRow], resync: ResyncReason?) {
         var batched = batches.keys
+        batches.keys = [:]
         var resync = batches.resync
         var rows: [Value: TouchedRow] = [:]
-        rows.reserveCapacity(batched.count)
         let attributes = entity.attributes
         if readingTriggerEntries {
+            rows.reserveCapacity(batched.count)
             try readTriggerEntries(of: entity, after: first, through: last, batched: &batched, resync: &resync, into: &rows)
+        } else if !batched.isEmpty, ownImages?.fillRowsNow(of: entity, entries: batches.entryNumbers, into: &batched) == true {
+            // Only this store wrote: each key's row now is as its own transactions left it.
+            // When every key has one, the rows keep the batch table's layout (no key is
+            // hashed again).
+            var isComplete = true
+            let complete = batched.mapValues { entry -> TouchedRow in
+                guard let after = entry.rowNow, case let .known(before) = entry.rowAtCursor(rowAfter: after, before: nil) else {
+                    isComplete = false
+                    return TouchedRow(before: nil, after: nil)
+                }
+                return TouchedRow(before: before, after: after)
+            }
+            if isComplete { return (complete, resync) }
         }
-        // Only this store wrote: each key's row now is as its own transactions left it.
-        let rowsNow = readingTriggerEntries || batched.isEmpty ? nil : ownImages?.rowsNow(of: entity, entries: batches.entryNumbers)
         if !batched.isEmpty {
+            rows.reserveCapacity(rows.count + batched.count)
             let lookup = try lookupStatement(for: entity)
             for (key, entry) in batched {
                 var after: [Value]?
-                if let known = rowsNow?[key] {
+                if let known = entry.rowNow {
                     after = known
                 } else {
                     try lookup.bind([key])
@@ -468,8 +484,9 @@ final class ChangeTracker {
     }
 }
 
-/// What the batches after a reader's cursor say of one key.
-private struct BatchedKey {
+/// What the batches after a reader's cursor say of one key (``ChangeTracker``), and its
+/// row now when the store's own writes left it (``OwnRowImages``).
+struct BatchedKey {
     /// The log entry of the key's first batch entry.
     let seq: Int64
     /// The key's first batch entry.
@@ -477,6 +494,9 @@ private struct BatchedKey {
     /// The key's later batch entries, with their log entries, kept only when `first` holds
     /// just the values an update changed.
     var later: [(seq: Int64, entry: ChangeBatch.Entry)] = []
+    /// The key's row now (nil inside: no row), when the store's own writes left it
+    /// (``OwnRowImages/fillRowsNow(of:entries:into:)``); nil when it is to be read.
+    var rowNow: [Value]??
 
     init(seq: Int64, first: ChangeBatch.Entry) {
         self.seq = seq

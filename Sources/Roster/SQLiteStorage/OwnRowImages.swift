@@ -84,38 +84,46 @@ final class OwnRowImages {
         bytes -= image.bytes.count + Self.overhead
     }
 
-    /// Each key's row now (nil: no row) after the entity's `entries`, which must be every
-    /// entry of the entity in the window delivered; nil when one of them has no images of
-    /// `entity`, or they cannot be read.
-    func rowsNow(of entity: Entity, entries: [Int64]) -> [Value: [Value]?]? {
+    /// Sets each key's row now (nil inside: no row) after the entity's `entries`, which
+    /// must be every entry of the entity in the window delivered, in the keys' table.
+    ///
+    /// - Returns: false, setting nothing, when one of the entries has no images of
+    ///   `entity` or they cannot be read. A key the images do not name keeps its row now
+    ///   unset.
+    func fillRowsNow(of entity: Entity, entries: [Int64], into keys: inout [Value: BatchedKey]) -> Bool {
         var images: [Images] = []
         for entry in entries {
-            guard let image = byEntry[entry], image.entity == entity.name else { return nil }
+            guard let image = byEntry[entry], image.entity == entity.name else { return false }
             if images.last !== image { images.append(image) }
         }
-        var rows: [Value: [Value]?] = [:]
         var isReadable = true
+        // Where each image's row goes, found with one look-up a row; set once all are read.
+        var found: [(index: Dictionary<Value, BatchedKey>.Index, row: [Value]?)] = []
         // In log order, so that a key's last write is its row now.
         for image in images where isReadable {
-            // Room for every row the images can hold (16 bytes or more each), so the
-            // table is not rebuilt as it fills.
-            rows.reserveCapacity(rows.count + image.bytes.count / 16)
             image.bytes.withUnsafeBytes { buffer in
                 do {
                     try ChangeBatch.forEachEntry(in: buffer, attributes: entity.attributes, keyIndex: entity.keyIndex) { (entry) throws(DatabaseError) in
+                        let (key, row): (Value, [Value]?)
                         switch entry {
-                        case let .before(key, row): rows[key] = .some(row)
-                        case let .inserted(key): rows[key] = .some(nil)
-                        case .changed, .unknown: isReadable = false
+                        case let .before(entryKey, entryRow): (key, row) = (entryKey, entryRow)
+                        case let .inserted(entryKey): (key, row) = (entryKey, nil)
+                        case .changed, .unknown:
+                            isReadable = false
+                            return
                         }
+                        if let index = keys.index(forKey: key) { found.append((index, row)) }
                     }
                 } catch {
                     isReadable = false
                 }
             }
         }
-        guard isReadable else { return nil }
-        rowsTaken += rows.count
-        return rows
+        guard isReadable else { return false }
+        for (index, row) in found {
+            if keys.values[index].rowNow == nil { rowsTaken += 1 }
+            keys.values[index].rowNow = .some(row)
+        }
+        return true
     }
 }
