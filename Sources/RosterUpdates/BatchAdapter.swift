@@ -99,12 +99,14 @@ public struct BatchAdapter: Sendable {
         }
 
         for change in group.objectChanges {
-            switch (change.type, change.from.map(ItemPosition.init), change.to.map(ItemPosition.init)) {
+            // Only the paths an event's type uses are read (the other may be anything).
+            switch (change.type, change.from, change.to) {
             case (.delete, let from?, _):
-                deleteUnlessCovered(from)
+                deleteUnlessCovered(ItemPosition(from))
             case (.insert, _, let to?):
-                insertUnlessCovered(to)
-            case (.move, let from?, let to?):
+                insertUnlessCovered(ItemPosition(to))
+            case (.move, let fromPath?, let toPath?):
+                let (from, to) = (ItemPosition(fromPath), ItemPosition(toPath))
                 // A move that changed values (it names them) needs fresh content too.
                 if keepsMoves && !crossesSectionChange(from: from, to: to) && !updatedSources.contains(from)
                     && (change.changedAttributes?.isEmpty ?? true) {
@@ -113,7 +115,8 @@ public struct BatchAdapter: Sendable {
                     deleteUnlessCovered(from)
                     insertUnlessCovered(to)
                 }
-            case (.update, let from?, let to?):
+            case (.update, let fromPath?, let toPath?):
+                let (from, to) = (ItemPosition(fromPath), ItemPosition(toPath))
                 if crossesSectionChange(from: from, to: to) {
                     deleteUnlessCovered(from)
                     insertUnlessCovered(to)
@@ -123,7 +126,7 @@ public struct BatchAdapter: Sendable {
                     reloadCandidates.append(from)
                 }
             case (.update, let from?, nil):
-                reloadCandidates.append(from)
+                reloadCandidates.append(ItemPosition(from))
             default:
                 break  // An event without the path it needs says nothing a list view can use.
             }

@@ -28,8 +28,9 @@ struct CommitPathTests {
         #expect(CommitPath.cheaper(touched: touched, results: results) == path)
     }
 
-    /// The share where re-sorting takes over falls slowly as the results grow, since each
-    /// row-by-row step searches a deeper tree while a re-sort costs the same per row.
+    /// The share where re-sorting takes over falls slowly as the results grow: each
+    /// row-by-row step searches a deeper tree, while a re-sort's fixed cost grows with the
+    /// results only a little per row.
     @Test func theThresholdShareFallsAsResultsGrow() {
         func threshold(_ results: Int) -> Int {
             (1...results).first { CommitPath.cheaper(touched: $0, results: results) != .rowByRow } ?? results

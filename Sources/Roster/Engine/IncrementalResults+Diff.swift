@@ -19,8 +19,9 @@ extension IncrementalResults {
     ///   - touched: the commit's rows: which staying rows changed values, and the rows of
     ///     those that left.
     ///   - touchedIDs: when the caller knows them (``resorting(touched:)``), a non-zero
-    ///     mark for the old id of each touched row that changed values; else they are
-    ///     looked up from `touched`.
+    ///     mark for the old id of each touched row that stays and changed values, or
+    ///     leaves (only rows that stay are asked whether they were updated); else the
+    ///     changed rows are looked up from `touched`.
     /// - Returns: the change, or nil when there is none.
     /// - Complexity: O(*n*) for *n* rows, plus O(*r* log *r*) for the *r* runs of rows that
     ///   keep their neighbours.

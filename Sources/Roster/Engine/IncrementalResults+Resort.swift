@@ -81,7 +81,8 @@ extension IncrementalResults {
             tree: CountedBTree(sorted: order, compare: tree.compare),
             sectionNames: CountedBTree(sorted: mergedSectionNames(counts), compare: sectionNames.compare),
             sectionCounts: counts)
-        // The marks are the old ids of the rows that changed values: those that stay or leave.
+        // The marks: the old ids of the touched rows that stay and changed values (2), and of
+        // those that leave (1); the diff asks only of rows that stay whether they changed.
         let change = Self.change(from: self, to: resorted, touched: touched, touchedIDs: marks)
 
         // Only now: the diff read the leaving rows' keys and values.

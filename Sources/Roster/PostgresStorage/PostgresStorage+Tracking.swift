@@ -172,12 +172,12 @@ extension PostgresStorage {
         if let newestInRead { notedNewest = newestInRead }
     }
 
-    /// Drops the log of commits that every reader has had time to read: older than the
-    /// retention's age, and not among its newest entries (a commit counts one entry).
-    /// Tried every 64 deliveries; a failure leaves more records, nothing worse.
     /// The server's log holds every row a delivery reads: nothing to note ahead.
     func willDeliver(_ entityNames: [String]) {}
 
+    /// Drops the log of commits that every reader has had time to read: older than the
+    /// retention's age, and not among its newest entries (a commit counts one entry).
+    /// Tried every 64 deliveries; a failure leaves more records, nothing worse.
     func pruneChanges(of entities: [Entity]) {
         guard deliveriesSincePrune >= 64, !isInTransaction else { return }
         deliveriesSincePrune = 0

@@ -35,9 +35,8 @@ final class ChangeCapture {
     private var imagesAreExact = true
     /// The entities whose row images a delivery in this process takes (those live queries
     /// watch, as the last delivery read them, and those of live queries opened since);
-    /// the hook notes no others. Taken at the start
-    /// of each transaction: a change in the middle of one would leave images that miss
-    /// some of its writes.
+    /// the hook notes no others. Taken at the start of each transaction: a change in the
+    /// middle of one would leave images that miss some of its writes.
     var imagesWanted: Set<String> = []
     /// ``imagesWanted`` as the current transaction started.
     private var imagesWantedInTransaction: Set<String> = []

@@ -172,9 +172,11 @@ final class ChangeTracker {
                 read.rowsBeyondEntries -= 1
                 do {
                     try batches.withBytes(ofColumn: 1) { (bytes) throws(DatabaseError) in
-                        // Room for as many keys as the batch can hold (an entry takes 16
-                        // bytes or more), so the table is not rebuilt as it fills.
-                        read.keys.reserveCapacity(read.keys.count + bytes.count / 16)
+                        // Room for the keys of a batch of a few thousand rows (an entry of
+                        // an update takes some 16 bytes), so that the table is not rebuilt
+                        // a dozen times as it fills; bounded, since the blob's size is
+                        // whatever another program wrote, and a wide row's entry is longer.
+                        read.keys.reserveCapacity(read.keys.count + min(bytes.count / 16, 4_096))
                         try ChangeBatch.forEachEntry(in: bytes, attributes: entity.attributes, keyIndex: entity.keyIndex) { (entry) throws(DatabaseError) in
                             read.rowsBeyondEntries += 1
                             let key: Value
@@ -541,8 +543,8 @@ struct BatchedKey {
         var state = rowAfter
         // Newest first, back to `first` (no array of them: a bulk commit asks once a row).
         for position in stride(from: later.count, through: 0, by: -1) {
-            let (seq, entry) = position == 0 ? (seq, first) : later[position - 1]
-            if let before, seq >= before { continue }
+            let (entrySeq, entry) = position == 0 ? (seq, first) : later[position - 1]
+            if let before, entrySeq >= before { continue }
             switch entry {
             case .inserted:
                 state = nil

@@ -47,8 +47,8 @@ final class OwnRowImages {
 
     /// How many transactions' images of an entity are kept.
     var count: Int { order.count }
-    /// How many rows now deliveries took from images, and how many transactions' images of
-    /// an entity were kept (for tests and profiles).
+    /// How many keys' rows now deliveries took from images (each key once a delivery), and
+    /// how many transactions' images of an entity were kept (for tests and profiles).
     private(set) var rowsTaken = 0
     private(set) var imagesKept = 0
 
