@@ -257,6 +257,14 @@ struct ChangeBatchTests {
         return entries
     }
 
+    /// What ``ChangeBatch/entryCount(in:)`` says of `bytes`.
+    func entryCount(_ bytes: [UInt8]) throws(DatabaseError) -> Int {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+        defer { buffer.deallocate() }
+        buffer.copyBytes(from: bytes)
+        return try ChangeBatch.entryCount(in: UnsafeRawBufferPointer(buffer))
+    }
+
     @Test func everyValueKindIsReadAsItsAttributeReadsIt() throws {
         let double: Double = 2.5
         let bits = (0..<8).map { UInt8(truncatingIfNeeded: double.bitPattern >> (8 * UInt64($0))) }
@@ -316,6 +324,9 @@ struct ChangeBatchTests {
         #expect(throws: DatabaseError.self) { try self.entries([1] + varint(.max) + [3, 0] + varint(1 << 63)) }
         #expect(throws: DatabaseError.self) { try self.entries([1, 5, 3, 0] + varint(1 << 63)) }
         #expect(throws: DatabaseError.self) { try self.entries([1, 5, 3, 0, 1] + varint(1 << 40) + [0]) }
+        // Counting the entries skips the same way, and refuses the same.
+        #expect(throws: DatabaseError.self) { try self.entryCount([1] + varint(.max) + [3, 0] + varint(1 << 63)) }
+        #expect(throws: DatabaseError.self) { try self.entryCount([1] + varint(.max) + [1, 0, 0]) }
     }
 
     @Test func aBatchWithAnotherColumnCountSaysItsRowsAreUnknown() throws {
@@ -333,9 +344,15 @@ struct ChangeBatchTests {
             let count = Int.random(in: 0..<24, using: &generator)
             var bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
             if !bytes.isEmpty, Bool.random(using: &generator) { bytes[0] = 1 }
-            do throws(DatabaseError) { _ = try entries(bytes) } catch {
+            do throws(DatabaseError) {
+                let read = try entries(bytes)
+                // What a reader reserves room for is what it then reads.
+                #expect(try entryCount(bytes) == read.count, "\(bytes)")
+            } catch {
                 #expect(error.code == .corrupt)
                 refused += 1
+                // Counting may accept what reading refuses (it decodes nothing), never traps.
+                do throws(DatabaseError) { _ = try entryCount(bytes) } catch { #expect(error.code == .corrupt) }
             }
         }
         #expect(refused > 0)

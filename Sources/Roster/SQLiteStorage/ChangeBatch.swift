@@ -104,6 +104,38 @@ struct ChangeBatch {
     }
 }
 
+extension ChangeBatch {
+    /// How many entries `bytes` holds, found by skipping over them (nothing is decoded):
+    /// what a reader reserves room for before reading them.
+    ///
+    /// - Throws: ``DatabaseError`` (`SQLITE_CORRUPT`) for bytes that are not a batch.
+    static func entryCount(in bytes: UnsafeRawBufferPointer) throws(DatabaseError) -> Int {
+        var reader = ByteReader(bytes: bytes)
+        guard try reader.byte() == 1 else { throw ByteReader.corrupt("unknown batch version") }
+        let columns = try reader.varint()
+        var count = 0
+        while !reader.isAtEnd {
+            let tag = try reader.byte()
+            try reader.skipValue()
+            switch tag {
+            case 0, 2:
+                break
+            case 1:
+                for _ in 0..<columns { try reader.skipValue() }
+            case 3:
+                for _ in 0..<(try reader.varint()) {
+                    _ = try reader.varint()
+                    try reader.skipValue()
+                }
+            default:
+                throw ByteReader.corrupt("unknown entry tag \(tag)")
+            }
+            count += 1
+        }
+        return count
+    }
+}
+
 /// Reads the values of a ``ChangeBatch``, checking every length against the bytes left.
 private struct ByteReader {
     let bytes: UnsafeRawBufferPointer

@@ -172,11 +172,11 @@ final class ChangeTracker {
                 read.rowsBeyondEntries -= 1
                 do {
                     try batches.withBytes(ofColumn: 1) { (bytes) throws(DatabaseError) in
-                        // Room for the keys of a batch of a few thousand rows (an entry of
-                        // an update takes some 16 bytes), so that the table is not rebuilt
-                        // a dozen times as it fills; bounded, since the blob's size is
-                        // whatever another program wrote, and a wide row's entry is longer.
-                        read.keys.reserveCapacity(read.keys.count + min(bytes.count / 16, 4_096))
+                        // Room for every entry's key, counted first, so that the table is not
+                        // rebuilt as it fills (a dozen times for 10,000 keys, each re-hashing
+                        // them all: a tenth of a bulk commit of 100,000 rows). At most a
+                        // million up front: a blob another program wrote may repeat a key.
+                        read.keys.reserveCapacity(read.keys.count + min(try ChangeBatch.entryCount(in: bytes), 1 << 20))
                         try ChangeBatch.forEachEntry(in: bytes, attributes: entity.attributes, keyIndex: entity.keyIndex) { (entry) throws(DatabaseError) in
                             read.rowsBeyondEntries += 1
                             let key: Value
