@@ -99,13 +99,17 @@ public struct BatchAdapter: Sendable {
         }
 
         for change in group.objectChanges {
-            // Only the paths an event's type uses are read (the other may be anything).
-            switch (change.type, change.from, change.to) {
-            case (.delete, let from?, _):
-                deleteUnlessCovered(ItemPosition(from))
-            case (.insert, _, let to?):
-                insertUnlessCovered(ItemPosition(to))
-            case (.move, let fromPath?, let toPath?):
+            // Only the paths an event's type uses are read (the other may be anything), one
+            // at a time (a switch over a tuple of both copied them: twice the cost of the
+            // whole batch); an event without the path it needs says nothing a list view can
+            // use.
+            switch change.type {
+            case .delete:
+                if let from = change.from { deleteUnlessCovered(ItemPosition(from)) }
+            case .insert:
+                if let to = change.to { insertUnlessCovered(ItemPosition(to)) }
+            case .move:
+                guard let fromPath = change.from, let toPath = change.to else { break }
                 let (from, to) = (ItemPosition(fromPath), ItemPosition(toPath))
                 // A move that changed values (it names them) needs fresh content too.
                 if keepsMoves && !crossesSectionChange(from: from, to: to) && !updatedSources.contains(from)
@@ -115,8 +119,14 @@ public struct BatchAdapter: Sendable {
                     deleteUnlessCovered(from)
                     insertUnlessCovered(to)
                 }
-            case (.update, let fromPath?, let toPath?):
-                let (from, to) = (ItemPosition(fromPath), ItemPosition(toPath))
+            case .update:
+                guard let fromPath = change.from else { break }
+                let from = ItemPosition(fromPath)
+                guard let toPath = change.to else {
+                    reloadCandidates.append(from)
+                    break
+                }
+                let to = ItemPosition(toPath)
                 if crossesSectionChange(from: from, to: to) {
                     deleteUnlessCovered(from)
                     insertUnlessCovered(to)
@@ -125,10 +135,6 @@ public struct BatchAdapter: Sendable {
                 } else {
                     reloadCandidates.append(from)
                 }
-            case (.update, let from?, nil):
-                reloadCandidates.append(ItemPosition(from))
-            default:
-                break  // An event without the path it needs says nothing a list view can use.
             }
         }
 
