@@ -67,7 +67,7 @@ struct ChangeBatch {
                 try body(.inserted(key: key))
             case 1:
                 guard matches else {
-                    for _ in 0..<columns { try reader.skipValue() }
+                    try reader.skipValues(columns)
                     try body(.unknown)
                     continue
                 }
@@ -81,10 +81,7 @@ struct ChangeBatch {
                 let count = try reader.varint()
                 guard matches else {
                     // Indexes of another row layout cannot be mapped: skip them, unread.
-                    for _ in 0..<count {
-                        _ = try reader.varint()
-                        try reader.skipValue()
-                    }
+                    try reader.skipChanges(count)
                     try body(.unknown)
                     continue
                 }
@@ -121,12 +118,9 @@ extension ChangeBatch {
             case 0, 2:
                 break
             case 1:
-                for _ in 0..<columns { try reader.skipValue() }
+                try reader.skipValues(columns)
             case 3:
-                for _ in 0..<(try reader.varint()) {
-                    _ = try reader.varint()
-                    try reader.skipValue()
-                }
+                try reader.skipChanges(try reader.varint())
             default:
                 throw ByteReader.corrupt("unknown entry tag \(tag)")
             }
@@ -188,6 +182,19 @@ private struct ByteReader {
         case 2: _ = try fixed64()
         case 3, 4: _ = try payload()
         case let kind: throw Self.corrupt("unknown value kind \(kind)")
+        }
+    }
+
+    /// Skips `count` values (a row before, tag 1).
+    mutating func skipValues(_ count: UInt64) throws(DatabaseError) {
+        for _ in 0..<count { try skipValue() }
+    }
+
+    /// Skips `count` changed values, each an index and a value (an update, tag 3).
+    mutating func skipChanges(_ count: UInt64) throws(DatabaseError) {
+        for _ in 0..<count {
+            _ = try varint()
+            try skipValue()
         }
     }
 

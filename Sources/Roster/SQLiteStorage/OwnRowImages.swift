@@ -84,8 +84,9 @@ final class OwnRowImages {
         bytes -= image.bytes.count + Self.overhead
     }
 
-    /// Sets each key's row now (nil inside: no row) after the entity's `entries`, which
-    /// must be every entry of the entity in the window delivered, in the keys' table.
+    /// Sets, in the table of keys the batches of the entity's `entries` named, each key's
+    /// row now (nil inside: no row) after those entries — which must be every entry of the
+    /// entity in the window delivered.
     ///
     /// - Returns: false, setting nothing, when one of the entries has no images of
     ///   `entity` or they cannot be read. A key the images do not name keeps its row now
