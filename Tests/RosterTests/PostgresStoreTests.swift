@@ -82,6 +82,61 @@ struct PostgresStoreTests {
         #expect(try fixture.freshKeys() == ["i1", "i2", "i3", "i4"])
     }
 
+    @Test func aWriterThatDoesNotWaitForLocksStillWaitsItsTurnToCommit() throws {
+        guard let fixture = try Fixture() else { return }
+        // Another client holds the schema's commit lock for 300 ms, as a committing client
+        // does for a moment. Writers that do not wait for locks (busy timeout 0: the script
+        // runner's `external` connection, a store told so) still wait their turn to commit;
+        // they used to fail with 55P03 whenever another client committed at that moment.
+        let lock = ServerCatalog.Names(schema: fixture.schema.name).commitLock
+        func whileAnotherClientHoldsTheCommitLock(_ write: () throws -> Void) throws -> Duration {
+            let url = fixture.schema.url
+            let taken = DispatchSemaphore(value: 0)
+            let released = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                let holder = try? ServerConnection(url: url)
+                _ = try? holder?.query("SELECT pg_advisory_lock(\(lock))")
+                taken.signal()
+                Thread.sleep(forTimeInterval: 0.3)
+                _ = try? holder?.query("SELECT pg_advisory_unlock_all()")
+                released.signal()
+            }
+            taken.wait()
+            let clock = ContinuousClock()
+            let start = clock.now
+            try write()
+            let waited = clock.now - start
+            released.wait()
+            return waited
+        }
+        let external = try ExternalConnection(path: fixture.schema.url, busyTimeout: 0)
+        let externalWait = try whileAnotherClientHoldsTheCommitLock {
+            try external.execute(#"INSERT INTO "Item" VALUES ('a', 1)"#)
+        }
+        #expect(externalWait >= .milliseconds(200), "the commit did not wait for the commit lock: the test proves nothing")
+        fixture.store.busyTimeout = .zero
+        let storeWait = try whileAnotherClientHoldsTheCommitLock {
+            try fixture.store.insert("Item", ["id": .string("b"), "rank": .integer(2)])
+        }
+        #expect(storeWait >= .milliseconds(200))
+        try fixture.store.pollExternalChanges()
+        #expect(fixture.keys == ["a", "b"])
+
+        // A row lock of a transaction still open is another matter: not waited for.
+        let other = try ServerConnection(url: fixture.schema.url)
+        try other.execute("BEGIN")
+        try other.execute(#"UPDATE "Item" SET rank = 5 WHERE id = 'a'"#)
+        #expect {
+            try external.execute(#"UPDATE "Item" SET rank = 6 WHERE id = 'a'"#)
+        } throws: { error in
+            (error as? StoreError)?.serverError?.sqlState == "55P03"
+        }
+        try other.execute("ROLLBACK")
+        try external.execute(#"UPDATE "Item" SET rank = 6 WHERE id = 'a'"#)
+        try fixture.store.pollExternalChanges()
+        #expect(fixture.keys == ["b", "a"])
+    }
+
     @Test func concurrentWritersAreEachDeliveredExactlyOnce() throws {
         guard let fixture = try Fixture() else { return }
         let writers = 4, rowsEach = 40

@@ -71,6 +71,39 @@ final class ServerConnection {
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
+    /// The `lock_timeout` last set by ``setLockTimeout(milliseconds:)``, in milliseconds;
+    /// 0 (the server's default: wait forever) until then.
+    private(set) var lockTimeout: Int32 = 0
+
+    /// How long a commit waits its turn among committing transactions when ``lockTimeout``
+    /// is shorter: 5 s.
+    ///
+    /// A short `lock_timeout` means "do not wait for another transaction's locks"
+    /// (``Store/busyTimeout``, SQLite's SQLITE_BUSY). Commits of a Roster schema queue for
+    /// its commit lock, and every commit that notifies queues for the server's lock on its
+    /// notification queue; both are held only while another transaction commits, for a
+    /// moment, so a commit always waits there, up to this bound, whatever the timeout.
+    static let commitQueueWait: Int32 = 5_000
+
+    /// Sets how long each statement waits for a lock before it fails with SQLSTATE 55P03.
+    /// 0 means "do not wait" (as to SQLite); the shortest wait the server knows, 1 ms,
+    /// stands for it (0 means "wait forever" to PostgreSQL).
+    func setLockTimeout(milliseconds: Int32) throws(ServerError) {
+        let timeout = max(milliseconds, 1)
+        try execute("SET lock_timeout = \(timeout)")
+        lockTimeout = timeout
+    }
+
+    /// Commits the open transaction, waiting its turn among committing transactions up to
+    /// ``commitQueueWait`` whatever ``lockTimeout`` says, and returns the server's command
+    /// status: `COMMIT`, or `ROLLBACK` when a statement in the transaction had failed.
+    func commit() throws(ServerError) -> String {
+        if lockTimeout < Self.commitQueueWait, !isInTransactionFailed {
+            try execute("SET LOCAL lock_timeout = \(Self.commitQueueWait)")
+        }
+        return try query("COMMIT").commandStatus
+    }
+
     /// The socket libpq talks over, to wait on for notifications; -1 when closed.
     var socket: Int32 { handle.map { PQsocket($0) } ?? -1 }
 

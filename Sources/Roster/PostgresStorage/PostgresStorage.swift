@@ -66,7 +66,7 @@ final class PostgresStorage {
             }
             names = ServerCatalog.Names(schema: schema)
             try ServerCatalog.install(names, on: writer)
-            try writer.execute("SET lock_timeout = \(lockTimeout)")
+            try writer.setLockTimeout(milliseconds: lockTimeout)
             reader = try ServerConnection(url: url)
             // The cursor and the pruning mark of one snapshot: a prune between two reads
             // could otherwise hide that the log no longer reaches back to the cursor.
@@ -126,13 +126,13 @@ extension PostgresStorage: StorageBackend {
         // (SQLSTATE 55P03). 0 means "do not wait" to SQLite but "wait forever" to
         // PostgreSQL: the shortest wait the server knows stands for it.
         lockTimeout = max(milliseconds, 1)
-        try? writer.execute("SET lock_timeout = \(lockTimeout)")
+        try? writer.setLockTimeout(milliseconds: lockTimeout)
     }
 
     /// A new writing connection, with the store's lock timeout.
     private func reconnectedWriter() throws(ServerError) -> ServerConnection {
         let fresh = try ServerConnection(url: url)
-        try fresh.execute("SET lock_timeout = \(lockTimeout)")
+        try fresh.setLockTimeout(milliseconds: lockTimeout)
         return fresh
     }
 
@@ -183,7 +183,7 @@ extension PostgresStorage: StorageBackend {
             let sql = try plan(writer)
             try writing { connection throws(ServerError) in
                 if !sql.isEmpty { try connection.execute(sql) }
-                try connection.execute("COMMIT")
+                _ = try connection.commit()
             }
         } catch {
             try? writer.execute("ROLLBACK")
@@ -222,7 +222,7 @@ extension PostgresStorage: StorageBackend {
                 }
             } else if case .commit = step {
                 // A transaction in which a statement failed ends as ROLLBACK, without an error.
-                let status = try writer.query(sql).commandStatus
+                let status = try writer.commit()
                 if status == "ROLLBACK" {
                     throw ServerError(sqlState: "25P02", message: "the transaction was rolled back: a statement in it failed, and nothing of it was committed")
                 }

@@ -22,7 +22,7 @@ public final class ExternalConnection {
     ///   - path: the database file, or a PostgreSQL URL.
     ///   - milliseconds: how long a write waits for another connection's transaction to
     ///     end before failing with SQLITE_BUSY (on a server: `lock_timeout`, then SQLSTATE
-    ///     `55P03`).
+    ///     `55P03`; the commit still waits its turn behind other clients' commits, up to 5 s).
     /// - Throws: ``StoreError/database(_:)`` when the file cannot be opened;
     ///   ``StoreError/server(_:)`` when the server cannot be reached.
     public init(path: String, busyTimeout milliseconds: Int32 = 5_000) throws(StoreError) {
@@ -30,8 +30,7 @@ public final class ExternalConnection {
             connection = nil
             do {
                 let server = try ServerConnection(url: path)
-                // 0 would mean "wait forever" on a server; "don't wait" is 1 ms there.
-                try server.execute("SET lock_timeout = \(max(milliseconds, 1))")
+                try server.setLockTimeout(milliseconds: milliseconds)
                 self.server = server
             } catch {
                 throw .server(error)
@@ -64,7 +63,7 @@ public final class ExternalConnection {
             do throws(ServerError) {
                 try server.execute("BEGIN")
                 try server.execute(sql)
-                try server.execute("COMMIT")
+                _ = try server.commit()
             } catch {
                 if server.isInTransaction { try? server.execute("ROLLBACK") }
                 throw .server(error)
