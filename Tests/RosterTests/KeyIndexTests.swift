@@ -29,6 +29,13 @@ struct KeyIndexTests {
             if step % 997 == 0 {
                 for (key, id) in reference { #expect(index.id(for: key, keyOf: { keys[Int($0)] }) == id) }
                 #expect(index.id(for: .string("absent"), keyOf: { keys[Int($0)] }) == nil)
+                // Looked up in groups: the same ids, -1 for the absent, in the order asked,
+                // for any count (not a multiple of the group), repeats included.
+                let asked: [Value] = (0..<(step % 53)).map { _ in
+                    Bool.random(using: &random) ? .string("k\(Int.random(in: 0..<3_100, using: &random))") : .integer(Int64.random(in: 0..<3_100, using: &random))
+                }
+                let ids = index.ids(for: asked, keyOf: { keys[Int($0)] })
+                #expect(ids == asked.map { reference[$0] ?? -1 })
             }
         }
     }
@@ -38,6 +45,7 @@ struct KeyIndexTests {
         var index = KeyIndex()
         index.insertAll(hashes: keys.map { UInt32(truncatingIfNeeded: $0.hashValue) })
         for (id, key) in keys.enumerated() { #expect(index.id(for: key, keyOf: { keys[Int($0)] }) == Int32(id)) }
+        #expect(index.ids(for: keys.reversed() + ["key5000"], keyOf: { keys[Int($0)] }) == (0..<5_000).reversed().map(Int32.init) + [-1])
         #expect(index.id(for: "key5000", keyOf: { keys[Int($0)] }) == nil)
         var edited = keys
         index.remove(key: "key7", keyOf: { edited[Int($0)] })

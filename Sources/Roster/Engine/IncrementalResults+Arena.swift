@@ -95,6 +95,12 @@ extension IncrementalResults {
             index.id(for: key, keyOf: { self.keys[Int($0)] })
         }
 
+        /// The ids of the rows with these keys, in order, -1 for a key not in the results:
+        /// ``id(forKey:)`` of each, with the look-ups' cache misses overlapped.
+        func ids(forKeys keys: [Value]) -> [Int32] {
+            index.ids(for: keys, keyOf: { self.keys[Int($0)] })
+        }
+
         func release(_ id: Int32) {
             index.remove(key: keys[Int(id)], keyOf: { self.keys[Int($0)] })
             keys.clear(at: Int(id))

@@ -22,8 +22,13 @@ extension IncrementalResults {
         var staying: [Int32] = []
         var leaving: [(id: Int32, key: Value)] = []
         var rowsNow: [(key: Value, row: [Value])] = []
-        for (key, rows) in touched {
-            let oldID = arena.id(forKey: key)
+        // Every touched key's id first, the look-ups' cache misses overlapped; then the rows
+        // in the same order (a dictionary's keys and values go in one order).
+        let keys = Array(touched.keys)
+        let oldIDs = arena.ids(forKeys: keys)
+        for (offset, rows) in touched.values.enumerated() {
+            let key = keys[offset]
+            let oldID = oldIDs[offset] >= 0 ? oldIDs[offset] : nil
             let newRow = rows.after.flatMap { query.predicate.evaluate($0) ? $0 : nil }
             switch (oldID, newRow) {
             case (nil, nil):

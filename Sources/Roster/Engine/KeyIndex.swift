@@ -70,6 +70,52 @@ struct KeyIndex {
         }
     }
 
+    /// The ids of `keys`, in order, -1 for a key that is not present: what
+    /// ``id(for:keyOf:)`` finds for each, looked up a group at a time.
+    ///
+    /// In a table of a million rows each look-up waits twice on memory: for its home slot,
+    /// then for the key of the id there. One at a time, those waits follow one another;
+    /// here a group first reads every home slot, then every candidate's key, and only then
+    /// compares, so that the processor has the group's reads in flight at once (a bulk
+    /// commit of 100,000 rows at 1M spent a tenth of its time on these waits).
+    func ids(for keys: [Value], keyOf: (Int32) -> Value) -> [Int32] {
+        let mask = slots.count - 1
+        let groupSize = 16
+        var ids = [Int32](repeating: Self.empty, count: keys.count)
+        var homes = [Int](repeating: 0, count: groupSize)
+        var candidates = [Int32](repeating: Self.empty, count: groupSize)
+        var candidateKeys = [Value](repeating: .null, count: groupSize)
+        slots.withUnsafeBufferPointer { table in
+            var start = 0
+            while start < keys.count {
+                let count = min(groupSize, keys.count - start)
+                for member in 0..<count { homes[member] = keys[start + member].hashValue & mask }
+                for member in 0..<count { candidates[member] = table[homes[member]] }
+                for member in 0..<count where candidates[member] >= 0 { candidateKeys[member] = keyOf(candidates[member]) }
+                for member in 0..<count {
+                    let key = keys[start + member]
+                    var slot = homes[member]
+                    var id = candidates[member]
+                    if id >= 0, candidateKeys[member] == key {
+                        ids[start + member] = id
+                        continue
+                    }
+                    // Past the home slot: the rest of the chain, one slot at a time.
+                    while id != Self.empty {
+                        slot = (slot + 1) & mask
+                        id = table[slot]
+                        if id >= 0, keyOf(id) == key {
+                            ids[start + member] = id
+                            break
+                        }
+                    }
+                }
+                start += count
+            }
+        }
+        return ids
+    }
+
     /// Adds `id` under `key` (not present yet).
     mutating func insert(_ id: Int32, key: Value, keyOf: (Int32) -> Value) {
         if (count + tombstones + 1) * 4 > slots.count * 3 { rehash(keyOf: keyOf) }
