@@ -38,7 +38,7 @@ struct ChangeBatch {
         case before(key: Value, row: [Value])
         /// An update that kept the key: the index and old value of each value it changed;
         /// the other values were as the update left them.
-        case changed(key: Value, values: [(index: Int, value: Value)])
+        case changed(key: Value, values: ChangedValues)
         /// The row before could not be read: the reader must re-fetch.
         case unknown
     }
@@ -55,48 +55,92 @@ struct ChangeBatch {
         _ body: (Entry) throws(DatabaseError) -> Void
     ) throws(DatabaseError) {
         var reader = ByteReader(bytes: bytes)
-        guard try reader.byte() == 1 else { throw ByteReader.corrupt("unknown batch version") }
-        let columns = try reader.varint()
-        let keyType = attributes[keyIndex].type
-        let matches = columns == UInt64(attributes.count)
+        let columns = try reader.header()
         while !reader.isAtEnd {
-            let tag = try reader.byte()
-            let key = try reader.value(as: keyType)
-            switch tag {
-            case 0:
-                try body(.inserted(key: key))
-            case 1:
-                guard matches else {
-                    try reader.skipValues(columns)
-                    try body(.unknown)
-                    continue
-                }
-                var row: [Value] = []
-                row.reserveCapacity(attributes.count)
-                for attribute in attributes { row.append(try reader.value(as: attribute.type)) }
-                try body(.before(key: key, row: row))
-            case 2:
-                try body(.unknown)
-            case 3:
-                let count = try reader.varint()
-                guard matches else {
-                    // Indexes of another row layout cannot be mapped: skip them, unread.
-                    try reader.skipChanges(count)
-                    try body(.unknown)
-                    continue
-                }
-                guard count <= UInt64(attributes.count) else { throw ByteReader.corrupt("an update changes more values than a row has") }
-                var values: [(index: Int, value: Value)] = []
-                values.reserveCapacity(Int(count))
-                for _ in 0..<count {
-                    let index = try reader.varint()
-                    guard index < UInt64(attributes.count) else { throw ByteReader.corrupt("a changed value's index is past the row's end") }
-                    values.append((Int(index), try reader.value(as: attributes[Int(index)].type)))
-                }
-                try body(.changed(key: key, values: values))
-            default:
-                throw ByteReader.corrupt("unknown entry tag \(tag)")
+            try body(try entry(from: &reader, columns: columns, attributes: attributes, keyIndex: keyIndex))
+        }
+    }
+
+    /// The entry at `reader`, in a batch of rows of `columns` values.
+    fileprivate static func entry(
+        from reader: inout ByteReader, columns: UInt64, attributes: [Attribute], keyIndex: Int
+    ) throws(DatabaseError) -> Entry {
+        let tag = try reader.byte()
+        let key = try reader.value(as: attributes[keyIndex].type)
+        let matches = columns == UInt64(attributes.count)
+        switch tag {
+        case 0:
+            return .inserted(key: key)
+        case 1:
+            guard matches else {
+                try reader.skipValues(columns)
+                return .unknown
             }
+            var row: [Value] = []
+            row.reserveCapacity(attributes.count)
+            for attribute in attributes { row.append(try reader.value(as: attribute.type)) }
+            return .before(key: key, row: row)
+        case 2:
+            return .unknown
+        case 3:
+            let count = try reader.varint()
+            guard matches else {
+                // Indexes of another row layout cannot be mapped: skip them, unread.
+                try reader.skipChanges(count)
+                return .unknown
+            }
+            guard count <= UInt64(attributes.count) else { throw ByteReader.corrupt("an update changes more values than a row has") }
+            var values = ChangedValues()
+            for _ in 0..<count {
+                let index = try reader.varint()
+                guard index < UInt64(attributes.count) else { throw ByteReader.corrupt("a changed value's index is past the row's end") }
+                values.append(Int(index), try reader.value(as: attributes[Int(index)].type))
+            }
+            return .changed(key: key, values: values)
+        default:
+            throw ByteReader.corrupt("unknown entry tag \(tag)")
+        }
+    }
+}
+
+extension ChangeBatch {
+    /// Reads the entries of one batch a call at a time, where
+    /// ``forEachEntry(in:attributes:keyIndex:_:)`` calls back: for reading it in step with
+    /// another (the store's row images with its batches).
+    struct EntryCursor {
+        private let bytes: [UInt8]
+        private let columns: UInt64
+        private var offset: Int
+
+        /// A cursor before the first entry of `bytes`.
+        ///
+        /// - Throws: ``DatabaseError`` (`SQLITE_CORRUPT`) when `bytes` do not start as a batch.
+        init(bytes: [UInt8]) throws(DatabaseError) {
+            let header = bytes.withUnsafeBytes { buffer in
+                var reader = ByteReader(bytes: buffer)
+                return Result { () throws(DatabaseError) in (try reader.header(), reader.offset) }
+            }
+            (columns, offset) = try header.get()
+            self.bytes = bytes
+        }
+
+        /// Whether every entry was read.
+        var isAtEnd: Bool { offset >= bytes.count }
+
+        /// The next entry (call only before the end).
+        ///
+        /// - Throws: ``DatabaseError`` (`SQLITE_CORRUPT`) for bytes that are not an entry.
+        mutating func next(attributes: [Attribute], keyIndex: Int) throws(DatabaseError) -> Entry {
+            let (columns, start) = (self.columns, offset)
+            let read = bytes.withUnsafeBytes { buffer in
+                var reader = ByteReader(bytes: buffer, offset: start)
+                return Result { () throws(DatabaseError) in
+                    (try ChangeBatch.entry(from: &reader, columns: columns, attributes: attributes, keyIndex: keyIndex), reader.offset)
+                }
+            }
+            let (entry, end) = try read.get()
+            offset = end
+            return entry
         }
     }
 }
@@ -108,8 +152,7 @@ extension ChangeBatch {
     /// - Throws: ``DatabaseError`` (`SQLITE_CORRUPT`) for bytes that are not a batch.
     static func entryCount(in bytes: UnsafeRawBufferPointer) throws(DatabaseError) -> Int {
         var reader = ByteReader(bytes: bytes)
-        guard try reader.byte() == 1 else { throw ByteReader.corrupt("unknown batch version") }
-        let columns = try reader.varint()
+        let columns = try reader.header()
         var count = 0
         while !reader.isAtEnd {
             let tag = try reader.byte()
@@ -139,6 +182,12 @@ private struct ByteReader {
 
     static func corrupt(_ reason: String) -> DatabaseError {
         DatabaseError(code: .corrupt, message: "a change batch in _roster_changes is malformed: \(reason)")
+    }
+
+    /// Reads a batch's header (its version, 1) and returns how many values its rows have.
+    mutating func header() throws(DatabaseError) -> UInt64 {
+        guard try byte() == 1 else { throw Self.corrupt("unknown batch version") }
+        return try varint()
     }
 
     mutating func byte() throws(DatabaseError) -> UInt8 {
