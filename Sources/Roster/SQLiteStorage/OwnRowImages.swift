@@ -84,47 +84,76 @@ final class OwnRowImages {
         bytes -= image.bytes.count + Self.overhead
     }
 
-    /// Sets, in the table of keys the batches of the entity's `entries` named, each key's
-    /// row now (nil inside: no row) after those entries — which must be every entry of the
-    /// entity in the window delivered.
+    /// Notes that a delivery took `count` keys' rows now from images.
+    func noteRowsTaken(_ count: Int) { rowsTaken += count }
+
+    /// Reads the images of the batches in a window in step with them.
     ///
-    /// - Returns: false, setting nothing, when one of the entries has no images of
-    ///   `entity` or they cannot be read. A key the images do not name keeps its row now
-    ///   unset.
-    func fillRowsNow(of entity: Entity, entries: [Int64], into keys: inout [Value: BatchedKey]) -> Bool {
-        var images: [Images] = []
-        for entry in entries {
-            guard let image = byEntry[entry], image.entity == entity.name else { return false }
-            if images.last !== image { images.append(image) }
+    /// The hook writes one image for each batch entry, in the same order (a whole row for
+    /// a write that leaves one, an insert entry for a delete): the *n*-th image of a
+    /// transaction is the row now of its *n*-th batch entry. So a reader of the batches
+    /// takes each entry's row now as it goes, with no look-up by key. Any entry without
+    /// its image — a batch of another program, a transaction that kept none, images that
+    /// do not line up — puts the reader out of step for good, and the rows it gave must
+    /// then be read instead (``isInStep``).
+    struct StepReader {
+        private let images: OwnRowImages
+        private let entity: Entity
+        /// The images of the transaction at hand, and how many of its batches are to come.
+        private var current: Images?
+        private var cursor: ChangeBatch.EntryCursor?
+        private var batchesLeft = 0
+        /// False once an entry had no image that lines up with it.
+        private(set) var isInStep = true
+
+        init(_ images: OwnRowImages, entity: Entity) {
+            self.images = images
+            self.entity = entity
         }
-        var isReadable = true
-        // Where each image's row goes, found with one look-up a row; set once all are read.
-        var found: [(index: Dictionary<Value, BatchedKey>.Index, row: [Value]?)] = []
-        // In log order, so that a key's last write is its row now.
-        for image in images where isReadable {
-            image.bytes.withUnsafeBytes { buffer in
-                do {
-                    try ChangeBatch.forEachEntry(in: buffer, attributes: entity.attributes, keyIndex: entity.keyIndex) { (entry) throws(DatabaseError) in
-                        let (key, row): (Value, [Value]?)
-                        switch entry {
-                        case let .before(entryKey, entryRow): (key, row) = (entryKey, entryRow)
-                        case let .inserted(entryKey): (key, row) = (entryKey, nil)
-                        case .changed, .unknown:
-                            isReadable = false
-                            return
-                        }
-                        if let index = keys.index(forKey: key) { found.append((index, row)) }
-                    }
-                } catch {
-                    isReadable = false
-                }
+
+        /// Starts the batch of log entry `entry` (batches come in log order).
+        mutating func beginBatch(_ entry: Int64) {
+            guard isInStep else { return }
+            if let current, batchesLeft > 0 {
+                // The transaction's next batch: its images go on where they stopped.
+                if current.entries[current.entries.count - batchesLeft] != entry { isInStep = false }
+                batchesLeft -= 1
+                return
+            }
+            // A new transaction: the one before must have used all its images.
+            guard cursor?.isAtEnd ?? true, let image = images.byEntry[entry], image.entity == entity.name,
+                  image.entries.first == entry, let opened = try? ChangeBatch.EntryCursor(bytes: image.bytes) else {
+                isInStep = false
+                return
+            }
+            (current, cursor, batchesLeft) = (image, opened, image.entries.count - 1)
+        }
+
+        /// The row now of the batch entry at hand, whose key is `key`: a row, or nil inside
+        /// for no row; nil once out of step.
+        mutating func rowNow(forKey key: Value) -> [Value]?? {
+            guard isInStep, var reader = cursor, !reader.isAtEnd else {
+                isInStep = false
+                return nil
+            }
+            cursor = nil
+            defer { cursor = reader }
+            switch try? reader.next(attributes: entity.attributes, keyIndex: entity.keyIndex) {
+            case let .before(imageKey, row)? where imageKey == key:
+                return .some(row)
+            case let .inserted(imageKey)? where imageKey == key:
+                return .some(nil)
+            default:
+                isInStep = false
+                return nil
             }
         }
-        guard isReadable else { return false }
-        for (index, row) in found {
-            if keys.values[index].rowNow == nil { rowsTaken += 1 }
-            keys.values[index].rowNow = .some(row)
-        }
-        return true
+
+        /// Puts the reader out of step (a batch that could not be read).
+        mutating func abandon() { isInStep = false }
+
+        /// Whether every batch entry read was given its row now: the last transaction's
+        /// images were used up, and the reader never left step.
+        var gaveEveryRow: Bool { isInStep && batchesLeft == 0 && (cursor?.isAtEnd ?? true) }
     }
 }
