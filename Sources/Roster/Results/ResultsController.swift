@@ -630,8 +630,10 @@ extension ResultsController: StoreObserver {
             return true
         }
         let group = change.group
-        var objects: [Object] = []
-        objects.reserveCapacity(group.objectChanges.count)
+        // The rows first, all of them (the delegate hears nothing unless every row is
+        // there); each object is made as its callback runs, so that it is copied once.
+        var objectRows: [[Value]] = []
+        objectRows.reserveCapacity(group.objectChanges.count)
         for object in group.objectChanges {
             let values = object.type == .delete
                 ? change.removedRows[object.item]
@@ -644,14 +646,15 @@ extension ResultsController: StoreObserver {
                      seen: seen ?? engine?.snapshot ?? [])
                 return false
             }
-            objects.append(Object(entity: query.entity, values: values))
+            objectRows.append(values)
         }
+        let entity = query.entity
         lastChange = group
         if let shown { windowTracker?.shown = shown }
         delegate?.receive(group, resync: change.resync, from: self, sectionCount: { section in
             if section.type == .delete { return change.oldSectionCounts[section.index] ?? 0 }
             return shown?[section.index].items.count ?? engine?.sectionRange(section.index).count ?? 0
-        }, object: { position, _ in objects[position] })
+        }, object: { position, _ in Object(entity: entity, values: objectRows[position]) })
         return true
     }
 }
