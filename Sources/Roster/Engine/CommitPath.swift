@@ -13,7 +13,7 @@ import Foundation
 /// read the touched rows, report them and build the batch alike, so those costs are left
 /// out. The constants, in microseconds on the machine of the figures, are fitted to `roster
 /// bench --scenario crossover` (release build; Docs/Performance.md, "A bulk commit in half
-/// the instructions").
+/// the instructions", and the per-touched growth again in "A bulk commit at 1M").
 package enum CommitPath: Sendable, Hashable {
     /// Apply each touched row to the tree: O(*k* log *n*).
     case rowByRow
@@ -40,7 +40,7 @@ package enum CommitPath: Sendable, Hashable {
     /// Re-sort, per touched row: this at 10,000 results, plus ``resortPerTouchedDoubling``
     /// for each doubling of the results beyond.
     static let resortPerTouched = 0.2
-    static let resortPerTouchedDoubling = 0.084
+    static let resortPerTouchedDoubling = 0.045
     /// Re-fetch: once (preparing and starting the read), and per result row.
     static let refetchFixed = 1_850.0
     static let refetchPerResult = 0.314
