@@ -4,10 +4,12 @@
 ///
 /// ``ChangeCapture`` fills it: the preupdate hook notes each written row as the write
 /// leaves it (C: `put_image`), and after `COMMIT` succeeds the images of the transaction
-/// are kept under the numbers of its log entries. ``ChangeTracker`` takes them when every
-/// entry it delivers for an entity has images (only this store wrote); any other entry in
-/// the window — another connection's trigger entry, another process's batch — and it reads
-/// the rows as before. The images are never trusted beyond what they can know:
+/// are kept under the numbers of its log entries, one image for each batch entry, in the
+/// same order. ``ChangeTracker`` reads them in step with the batches (``StepReader``) when
+/// every batch it delivers for an entity has images (only this store wrote them); another
+/// process's batch in the window, or images that do not line up, and it reads the rows as
+/// before (keys that another connection's trigger entries name come from the trigger join).
+/// The images are never trusted beyond what they can know:
 ///
 /// - a transaction whose images may not be the rows it committed keeps none: one that
 ///   rolled back to a savepoint — as every failed write of the store does, API or raw SQL
