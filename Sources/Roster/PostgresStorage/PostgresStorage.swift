@@ -123,9 +123,8 @@ extension PostgresStorage: StorageBackend {
 
     func setBusyTimeout(milliseconds: Int32) {
         // The server's equivalent: how long a statement waits for a lock before it fails
-        // (SQLSTATE 55P03). 0 means "do not wait" to SQLite but "wait forever" to
-        // PostgreSQL: the shortest wait the server knows stands for it.
-        lockTimeout = max(milliseconds, 1)
+        // (SQLSTATE 55P03); `setLockTimeout` maps 0, "do not wait", to the server's shortest.
+        lockTimeout = milliseconds
         try? writer.setLockTimeout(milliseconds: lockTimeout)
     }
 

@@ -515,9 +515,9 @@ final class ChangeTracker {
     }
 }
 
-/// What the batches after a reader's cursor say of one key (``ChangeTracker``), and its
-/// row now when the store's own writes left it (``OwnRowImages``).
-struct BatchedKey {
+/// What the batches after a reader's cursor say of one key, and its row now when the
+/// store's own writes left it.
+private struct BatchedKey {
     /// The log entry of the key's first batch entry.
     let seq: Int64
     /// The key's first batch entry.
@@ -591,6 +591,7 @@ struct BatchedKey {
                     row = row.map { $0 }
                     isOwn = true
                 }
+                // `state` let go of, so that `row` is the array's one holder: changed in place.
                 state = nil
                 for (index, value) in values where index < row.count { row[index] = value }
                 state = row

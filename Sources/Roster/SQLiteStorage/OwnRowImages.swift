@@ -138,7 +138,6 @@ final class OwnRowImages {
                 isInStep = false
                 return nil
             }
-            cursor = nil
             defer { cursor = reader }
             switch try? reader.next(attributes: entity.attributes, keyIndex: entity.keyIndex) {
             case let .before(imageKey, row)? where imageKey == key:
