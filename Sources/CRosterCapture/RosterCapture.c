@@ -60,6 +60,9 @@ struct roster_capture {
     int last_table;
     int failed;
     int paused;
+    /// Whether the database's text is UTF-8, so that a text value's stored bytes are its
+    /// UTF-8 (see value_bytes).
+    int utf8;
 };
 
 int roster_capture_is_available(void) {
@@ -95,8 +98,24 @@ static void put_varint(buffer *b, uint64_t value) {
     b->bytes[b->size++] = (unsigned char)value;
 }
 
+/// The bytes of a text (`isText`) or blob value and their count.
+///
+/// `sqlite3_value_text` makes text NUL-terminated, which for a value read from a record —
+/// every old value, and the new values an update copies — costs a malloc and a copy. When
+/// the database is UTF-8 (`utf8`), a text value's bytes as they are stored are its UTF-8:
+/// values from records and from SQL's registers are in the database's encoding (SQLite
+/// converts bound and computed text to it). `sqlite3_value_blob` returns those bytes
+/// without a copy and leaves the value's type TEXT. Otherwise `sqlite3_value_text`
+/// converts the text to UTF-8.
+static const void *value_bytes(int utf8, sqlite3_value *value, int isText, size_t *count) {
+    // The pointer first, then the size: sqlite3_value_bytes counts what was returned.
+    const void *data = isText && !utf8 ? (const void *)sqlite3_value_text(value) : sqlite3_value_blob(value);
+    *count = (size_t)sqlite3_value_bytes(value);
+    return data;
+}
+
 /// Appends a value; sets `*failed` and returns 0 when out of memory.
-static int put_value_or_flag(int *failed, buffer *b, sqlite3_value *value) {
+static int put_value_or_flag(int *failed, int utf8, buffer *b, sqlite3_value *value) {
     switch (sqlite3_value_type(value)) {
     case SQLITE_INTEGER: {
         if (!reserve_or_flag(failed, b, 11)) return 0;
@@ -117,9 +136,8 @@ static int put_value_or_flag(int *failed, buffer *b, sqlite3_value *value) {
     case SQLITE_TEXT:
     case SQLITE_BLOB: {
         int isText = sqlite3_value_type(value) == SQLITE_TEXT;
-        // The pointer first, then the size: sqlite3_value_bytes counts what _text returned.
-        const void *data = isText ? (const void *)sqlite3_value_text(value) : sqlite3_value_blob(value);
-        size_t count = (size_t)sqlite3_value_bytes(value);
+        size_t count = 0;
+        const void *data = value_bytes(utf8, value, isText, &count);
         if (!data && count > 0) {
             // SQLite could not make the text (out of memory).
             *failed = 1;
@@ -140,7 +158,7 @@ static int put_value_or_flag(int *failed, buffer *b, sqlite3_value *value) {
 }
 
 static int put_value(roster_capture *capture, buffer *b, sqlite3_value *value) {
-    return put_value_or_flag(&capture->failed, b, value);
+    return put_value_or_flag(&capture->failed, capture->utf8, b, value);
 }
 
 /// Starts a chunk (with its header) after the last one; NULL when out of memory.
@@ -193,7 +211,7 @@ static void finish_entry(roster_capture *capture, tracked_table *table, size_t s
 
 /// Whether two values are the same for the change log: numbers by value (1 is 1.0, as
 /// SQL's IS has it), text and blobs by bytes, whatever the column's collation.
-static int same_value(sqlite3_value *a, sqlite3_value *b) {
+static int same_value(int utf8, sqlite3_value *a, sqlite3_value *b) {
     int ta = sqlite3_value_type(a), tb = sqlite3_value_type(b);
     if (ta == SQLITE_NULL || tb == SQLITE_NULL) return ta == tb;
     if (ta == SQLITE_INTEGER && tb == SQLITE_INTEGER) return sqlite3_value_int64(a) == sqlite3_value_int64(b);
@@ -205,15 +223,14 @@ static int same_value(sqlite3_value *a, sqlite3_value *b) {
         return (double)integer == real && (sqlite3_int64)real == integer;
     }
     if (ta != tb) return 0;
-    const void *pa = ta == SQLITE_TEXT ? (const void *)sqlite3_value_text(a) : sqlite3_value_blob(a);
-    int na = sqlite3_value_bytes(a);
-    const void *pb = tb == SQLITE_TEXT ? (const void *)sqlite3_value_text(b) : sqlite3_value_blob(b);
-    int nb = sqlite3_value_bytes(b);
+    size_t na = 0, nb = 0;
+    const void *pa = value_bytes(utf8, a, ta == SQLITE_TEXT, &na);
+    const void *pb = value_bytes(utf8, b, tb == SQLITE_TEXT, &nb);
     if (na != nb) return 0;
     if (na == 0) return 1;
     // Out of memory making the text: say "changed", which logs the row (or fails the capture).
     if (!pa || !pb) return 0;
-    return memcmp(pa, pb, (size_t)na) == 0;
+    return memcmp(pa, pb, na) == 0;
 }
 
 static int find_table(roster_capture *capture, const char *name) {
@@ -297,11 +314,11 @@ static void put_image(roster_capture *capture, tracked_table *table, sqlite3_val
     }
     if (!reserve_or_flag(dropped, b, 1)) goto drop;
     b->bytes[b->size++] = (unsigned char)(has_row ? TAG_BEFORE : TAG_INSERTED);
-    if (!put_value_or_flag(dropped, b, key)) goto drop;
+    if (!put_value_or_flag(dropped, capture->utf8, b, key)) goto drop;
     for (int i = 0; has_row && i < table->column_count; i++) {
         sqlite3_value *value = NULL;
         if (sqlite3_preupdate_new(capture->db, table->columns[i], &value) != SQLITE_OK || !value) goto drop;
-        if (!put_value_or_flag(dropped, b, value)) goto drop;
+        if (!put_value_or_flag(dropped, capture->utf8, b, value)) goto drop;
     }
     if (b->size <= IMAGES_LIMIT) return;
 drop:
@@ -344,13 +361,13 @@ static void preupdate(void *context, sqlite3 *db, int op, const char *database, 
                 failed = 1;
                 break;
             }
-            if (!same_value(before, after)) table->changed[changed++] = i;
+            if (!same_value(capture->utf8, before, after)) table->changed[changed++] = i;
         }
         if (failed) break;
         if (!changed) return;  // A write of the values the row already holds changes nothing.
         if (sqlite3_preupdate_old(db, table->key_column, &oldKey) != SQLITE_OK
             || sqlite3_preupdate_new(db, table->key_column, &newKey) != SQLITE_OK) break;
-        if (same_value(oldKey, newKey) && sqlite3_value_type(oldKey) == sqlite3_value_type(newKey)) {
+        if (same_value(capture->utf8, oldKey, newKey) && sqlite3_value_type(oldKey) == sqlite3_value_type(newKey)) {
             // The usual update: only the values it changes are logged, with their old values.
             put_changes(capture, table, oldKey, changed);
             put_image(capture, table, newKey, 1);
@@ -410,8 +427,24 @@ void roster_capture_destroy(roster_capture *capture, int connection_is_open) {
     free(capture);
 }
 
+/// Whether the main database's text encoding is UTF-8 (0 when it cannot be read, which
+/// only costs copies).
+static int database_is_utf8(sqlite3 *db) {
+    sqlite3_stmt *statement = NULL;
+    int utf8 = 0;
+    if (sqlite3_prepare_v2(db, "PRAGMA main.encoding", -1, &statement, NULL) == SQLITE_OK
+        && sqlite3_step(statement) == SQLITE_ROW) {
+        const unsigned char *name = sqlite3_column_text(statement, 0);
+        utf8 = name && strcmp((const char *)name, "UTF-8") == 0;
+    }
+    sqlite3_finalize(statement);
+    return utf8;
+}
+
 int roster_capture_track(roster_capture *capture, const char *name, int key_column,
                          const int *columns, int column_count, int table_column_count) {
+    // A file's encoding is fixed once it has tables, as it does when one is tracked.
+    capture->utf8 = database_is_utf8(capture->db);
     if (capture->table_count == capture->table_capacity) {
         int capacity = capture->table_capacity ? capture->table_capacity * 2 : 4;
         tracked_table *tables = realloc(capture->tables, (size_t)capacity * sizeof *tables);

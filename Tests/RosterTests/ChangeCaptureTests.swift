@@ -364,10 +364,14 @@ struct ChangeBatchTests {
 /// writes of the store and of another connection between two reads.
 @Suite("Change capture: rows before, random")
 struct ChangeCaptureRandomTests {
-    @Test(arguments: 0..<12)
-    func everyTouchedKeyComesWithItsRowAtTheLastReadAndNoChangedKeyIsMissed(seed: UInt64) throws {
+    /// In a file whose text is UTF-16 (another program made it), the hook reads text as
+    /// SQLite converts it; in a UTF-8 one, as it is stored.
+    @Test(arguments: 0..<12, ["UTF-8", "UTF-16le"])
+    func everyTouchedKeyComesWithItsRowAtTheLastReadAndNoChangedKeyIsMissed(seed: UInt64, encoding: String) throws {
         var generator = SplitMix64(seed: seed)
-        let writer = try itemStore()
+        let writer = try itemStore(encoding: encoding)
+        let pragma = try writer.writer.prepare("PRAGMA encoding")
+        #expect(try pragma.step() && pragma.column(0) == .string(encoding))
         let reader = try Store(path: writer.path)
         let entity = try reader.entity(named: "Item")
         let other = try ExternalConnection(path: writer.path)
@@ -380,7 +384,7 @@ struct ChangeCaptureRandomTests {
         }
         _ = try collect()
         var seen = try table()
-        func randomValues() -> [String: Value] { randomItemValues(&generator, titles: ["a", "b", "c"]) }
+        func randomValues() -> [String: Value] { randomItemValues(&generator, titles: ["a", "b", "é", "ab"]) }
         for step in 0..<150 {
             let key = keys.randomElement(using: &generator) ?? keys[0]
             switch Int.random(in: 0..<10, using: &generator) {
@@ -602,9 +606,21 @@ struct OwnRowImagesTests {
     }
 }
 
-/// A temporary store with the `Item` entity both random suites write, its change log made.
-private func itemStore() throws -> Store {
-    let store = try Store.temporary()
+/// A temporary store with the `Item` entity both random suites write, its change log made;
+/// in a file whose text is in `encoding`, as a program that made the file chose.
+private func itemStore(encoding: String = "UTF-8") throws -> Store {
+    let store: Store
+    if encoding == "UTF-8" {
+        store = try Store.temporary()
+    } else {
+        // The encoding is chosen before the file's first table; the store opens it after.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("roster-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("store.sqlite").path
+        let maker = try ExternalConnection(path: path)
+        try maker.execute("PRAGMA encoding = '\(encoding)'; CREATE TABLE made_elsewhere(a)")
+        store = try Store(path: path)
+    }
     try store.define(Entity("Item", key: "id", attributes: [
         Attribute("id", .string), Attribute("title", .string), Attribute("rank", .integer), Attribute("score", .double),
     ]))
