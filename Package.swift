@@ -37,8 +37,9 @@ let package = Package(
         .target(name: "RosterUpdates"),
         .target(name: "Roster", dependencies: ["CSQLite", "CLibPQ", "CRosterCapture", "CRosterText", "RosterUpdates"]),
         .target(name: "RosterScript", dependencies: ["Roster", "RosterUpdates"]),
-        // The allocator's bytes in use, for the `memory` scenario (`malloc.h` is not in Glibc's module).
-        .target(name: "CRosterBenchmarkSupport"),
+        // The allocator's bytes in use, for the `memory` scenario (`malloc.h` is not in Glibc's
+        // module), and the floor hook of the `writes` scenario (SQLite's preupdate interfaces).
+        .target(name: "CRosterBenchmarkSupport", dependencies: ["CSQLite"]),
         .target(name: "RosterBenchmarks", dependencies: ["Roster", "RosterUpdates", "CSQLite", "CRosterBenchmarkSupport"]),
         .executableTarget(
             name: "roster",

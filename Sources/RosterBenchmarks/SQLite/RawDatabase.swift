@@ -1,3 +1,4 @@
+import CRosterBenchmarkSupport
 import CSQLite
 
 /// A plain SQLite connection of the benchmark's own: what the floor and the baseline read
@@ -53,6 +54,13 @@ final class RawDatabase {
         guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else {
             throw BenchmarkError("\(sql): \(String(cString: sqlite3_errmsg(handle)))")
         }
+    }
+
+    /// Sets (`column` not nil) or removes the `writes` scenario's floor hook: a preupdate
+    /// hook that reads what any change capture must read of each row and logs nothing
+    /// (`roster_bench_set_floor_hook`). False when this SQLite has no preupdate hook.
+    func setFloorHook(column: Int32?) -> Bool {
+        roster_bench_set_floor_hook(handle, column ?? -1) != 0
     }
 
     /// The version of the SQLite library in use.

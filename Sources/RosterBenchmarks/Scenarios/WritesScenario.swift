@@ -102,21 +102,22 @@ enum WritesScenario {
             }
             reporter.print(table.line(cells))
         }
+        try runFloors(size: size, rounds: rounds, on: plain.store, through: others[0], reporter: reporter)
     }
 
     /// The housekeeping before each write, not timed.
-    private static func tidy(_ store: Store, _ other: RawDatabase) throws {
+    static func tidy(_ store: Store, _ other: RawDatabase) throws {
         _ = try store.pollExternalChanges()
         try other.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
-    private static func measure(_ body: () throws -> Void) throws -> UInt64 {
+    static func measure(_ body: () throws -> Void) throws -> UInt64 {
         let start = MonotonicClock.now()
         try body()
         return MonotonicClock.elapsed(from: start, to: MonotonicClock.now())
     }
 
-    private static func key(_ index: Int, round: Int) -> String { "w\(round)-\(index)" }
+    static func key(_ index: Int, round: Int) -> String { "w\(round)-\(index)" }
 
     /// k rows through the store's API, in one transaction.
     private static func write(_ operation: String, count: Int, round: Int, to store: Store) throws {
@@ -137,7 +138,7 @@ enum WritesScenario {
     }
 
     /// The same k rows through prepared statements of another connection, in one transaction.
-    private static func write(_ operation: String, count: Int, round: Int, to database: RawDatabase) throws {
+    static func write(_ operation: String, count: Int, round: Int, to database: RawDatabase) throws {
         let sql = switch operation {
         case "insert": "INSERT INTO Post(id, day, rank, score, title, pinned) VALUES (?, '2026-10-15', ?, 1.0, ?, 0)"
         case "update": "UPDATE Post SET score = ? WHERE id = ?"
