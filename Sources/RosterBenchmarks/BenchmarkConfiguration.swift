@@ -26,7 +26,9 @@ package enum BenchmarkScenario: String, CaseIterable, Sendable {
     /// The worst predicates within the limits on a 64 KB value: Swift against SQLite.
     case predicate
     /// What change tracking adds to writes: inserts, updates and deletes of 1, 1k and 100k
-    /// rows, through the store and through another connection, with and without a change log.
+    /// rows, through the store and through another connection, with and without a change
+    /// log; then the floors under those ratios (a preupdate hook that only reads, triggers
+    /// that never run).
     case writes
     /// A window of 100 rows in the middle of the results: one-row commits and moves of
     /// the window against re-fetching it, next to the same commits without a window.
