@@ -137,6 +137,34 @@ struct PostgresStoreTests {
         #expect(fixture.keys == ["b", "a"])
     }
 
+    @Test func aBusyTimeoutSetInsideATransactionThatRollsBackStillHolds() throws {
+        guard let fixture = try Fixture() else { return }
+        struct Undo: Error {}
+        try fixture.store.insert("Item", ["id": .string("a"), "rank": .integer(1)])
+        // A `SET` inside a transaction is undone with it: the store sets the timeout when
+        // the next transaction begins instead.
+        #expect(throws: Undo.self) {
+            try fixture.store.write {
+                try fixture.store.update("Item", key: "a", ["rank": .integer(2)])
+                fixture.store.busyTimeout = .zero
+                throw Undo()
+            }
+        }
+        let other = try ServerConnection(url: fixture.schema.url)
+        try other.execute("BEGIN")
+        try other.execute(#"UPDATE "Item" SET rank = 5 WHERE id = 'a'"#)
+        defer { try? other.execute("ROLLBACK") }
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect {
+            try fixture.store.update("Item", key: "a", ["rank": .integer(3)])
+        } throws: { error in
+            (error as? StoreError)?.serverError?.sqlState == "55P03"
+        }
+        // With the 5 s default it would wait 5 s for the row lock.
+        #expect(clock.now - start < .seconds(2))
+    }
+
     @Test func concurrentWritersAreEachDeliveredExactlyOnce() throws {
         guard let fixture = try Fixture() else { return }
         let writers = 4, rowsEach = 40

@@ -49,6 +49,10 @@ final class PostgresStorage {
     /// The writer's `lock_timeout` in milliseconds (``Store/busyTimeout``; 5 s unless set),
     /// set again on each new writing connection.
     var lockTimeout: Int32 = 5_000
+    /// Whether the writer's session has ``lockTimeout``. A new value waits for the next
+    /// transaction's `BEGIN`: a `SET` inside a transaction is undone when it rolls back, and
+    /// a failure to set it is then that `BEGIN`'s error, which the caller hears.
+    var lockTimeoutIsSet = true
 
     /// Connects to the server and installs the store's tables in the connection's schema
     /// (`current_schema()`) unless they are there.
@@ -124,14 +128,24 @@ extension PostgresStorage: StorageBackend {
     func setBusyTimeout(milliseconds: Int32) {
         // The server's equivalent: how long a statement waits for a lock before it fails
         // (SQLSTATE 55P03); `setLockTimeout` maps 0, "do not wait", to the server's shortest.
+        // Set at the next `BEGIN` (``lockTimeoutIsSet``).
         lockTimeout = milliseconds
-        try? writer.setLockTimeout(milliseconds: lockTimeout)
+        lockTimeoutIsSet = false
+    }
+
+    /// Sets the writer's lock timeout when it changed since it was last set; outside a
+    /// transaction, just before one begins.
+    private func setLockTimeoutIfChanged() throws(ServerError) {
+        guard !lockTimeoutIsSet else { return }
+        try writer.setLockTimeout(milliseconds: lockTimeout)
+        lockTimeoutIsSet = true
     }
 
     /// A new writing connection, with the store's lock timeout.
     private func reconnectedWriter() throws(ServerError) -> ServerConnection {
         let fresh = try ServerConnection(url: url)
         try fresh.setLockTimeout(milliseconds: lockTimeout)
+        lockTimeoutIsSet = true
         return fresh
     }
 
@@ -212,6 +226,7 @@ extension PostgresStorage: StorageBackend {
         do throws(ServerError) {
             if case .begin = step {
                 do {
+                    try setLockTimeoutIfChanged()
                     try writer.execute(sql)
                 } catch where error.isConnectionFailure {
                     // Found broken only now (libpq learns it by using the connection):

@@ -137,7 +137,8 @@ public final class Store {
     /// How long a write waits for another connection's or process's write lock before it
     /// fails with ``ResultCode/busy`` (and changes nothing). 5 seconds by default.
     ///
-    /// On PostgreSQL it is the writer's `lock_timeout` (SQLSTATE `55P03` past it); a commit
+    /// On PostgreSQL it is the writer's `lock_timeout` (SQLSTATE `55P03` past it), set when
+    /// the next transaction begins (a failure to set it is that write's error); a commit
     /// still waits its turn behind other clients' commits for up to 5 seconds.
     public var busyTimeout: Duration = .seconds(5) {
         didSet {
