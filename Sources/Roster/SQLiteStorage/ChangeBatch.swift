@@ -41,6 +41,14 @@ struct ChangeBatch {
         case changed(key: Value, values: ChangedValues)
         /// The row before could not be read: the reader must re-fetch.
         case unknown
+
+        /// The entry's key; nil for ``unknown``.
+        var key: Value? {
+            switch self {
+            case let .inserted(key), let .before(key, _), let .changed(key, _): key
+            case .unknown: nil
+            }
+        }
     }
 
     /// Reads every entry of `bytes` in order.

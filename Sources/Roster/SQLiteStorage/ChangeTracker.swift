@@ -157,29 +157,29 @@ final class ChangeTracker {
         var entries: Int64 = 0
         /// The batches' rows beyond their one entry each: what pruning counts.
         var rowsBeyondEntries: Int64 = 0
-        /// Whether every key's row now was set from the store's own row images
-        /// (``OwnRowImages/StepReader``): only this store wrote the batches.
-        var hasEveryRowNow = false
+        /// Every key's touched row, when the store's own row images lined up with the
+        /// batches (``OwnRowImages/StepReader``); `keys` is then empty.
+        var rows: [Value: TouchedRow]?
     }
 
     /// Reads the entity's batches after `first` through `last`: the entries the store's own
-    /// connection wrote, a transaction each.
-    private func readBatches(of entity: Entity, after first: Int64, through last: Int64) throws(DatabaseError) -> EntityBatches {
+    /// connection wrote, a transaction each. When the store's own row images line up with
+    /// them and `resolvingInStep`, every key's touched row comes with them (`rows`);
+    /// otherwise each key's entries, to be resolved against the rows read from the file.
+    private func readBatches(
+        of entity: Entity, after first: Int64, through last: Int64, resolvingInStep: Bool = true
+    ) throws(DatabaseError) -> EntityBatches {
+        if resolvingInStep, let ownImages, let resolved = try batchesResolvedInStep(of: entity, after: first, through: last, images: ownImages) {
+            return resolved
+        }
         var read = EntityBatches()
-        // The store's own rows now, read in step with the batches.
-        var images = ownImages.map { OwnRowImages.StepReader($0, entity: entity) }
-        var rowsTaken = 0
         if let batches = try batchStatement() {
             try batches.bind([.string(entity.name), .integer(first), .integer(last)])
             defer { batches.reset() }
             while try batches.step() {
-                guard case let .integer(seq) = batches.column(0) else {
-                    images?.abandon()
-                    continue
-                }
+                guard case let .integer(seq) = batches.column(0) else { continue }
                 read.entries += 1
                 read.rowsBeyondEntries -= 1
-                images?.beginBatch(seq)
                 do {
                     try batches.withBytes(ofColumn: 1) { (bytes) throws(DatabaseError) in
                         // Room for every entry's key, counted first, so that the table is not
@@ -189,29 +189,16 @@ final class ChangeTracker {
                         read.keys.reserveCapacity(read.keys.count + min(try ChangeBatch.entryCount(in: bytes), 1 << 20))
                         try ChangeBatch.forEachEntry(in: bytes, attributes: entity.attributes, keyIndex: entity.keyIndex) { (entry) throws(DatabaseError) in
                             read.rowsBeyondEntries += 1
-                            let key: Value
-                            switch entry {
-                            case let .inserted(entryKey), let .before(entryKey, _), let .changed(entryKey, _):
-                                key = entryKey
-                            case .unknown:
+                            guard let key = entry.key else {
                                 // Written while the table's columns changed: its rows cannot be read.
                                 read.resync = read.resync ?? .schemaChanged
-                                images?.abandon()
                                 return
                             }
-                            // Optional chaining does not add a level: nil without images or out
-                            // of step, else a row or nil inside (no row now).
-                            let rowNow: [Value]?? = images?.rowNow(forKey: key)
                             // One look-up: a new key gets its first entry, a known one
-                            // whose first holds only changed values takes this one too; the
-                            // key's last entry sets its row now.
+                            // whose first holds only changed values takes this one too.
                             var isNew = false
-                            BatchedKey.modify(&read.keys[key, default: { isNew = true; return BatchedKey(seq: seq, first: entry) }()]) {
+                            inPlace(&read.keys[key, default: { isNew = true; return BatchedKey(seq: seq, first: entry) }()]) {
                                 if !isNew { $0.noteLater(seq, entry) }
-                                if let rowNow {
-                                    if $0.rowNow == nil { rowsTaken += 1 }
-                                    $0.rowNow = rowNow
-                                }
                             }
                         }
                     }
@@ -219,19 +206,80 @@ final class ChangeTracker {
                     // Another program wrote something that is not a batch: the rows it
                     // stands for are unknown, so the queries re-fetch, and go on after it.
                     read.resync = .readFailed
-                    images?.abandon()
                 }
             }
         }
-        if let images, let ownImages {
-            if images.gaveEveryRow {
-                read.hasEveryRowNow = !read.keys.isEmpty
-                ownImages.noteRowsTaken(rowsTaken)
-            } else if rowsTaken > 0 {
-                // Out of step part of the way: a row given may not be the key's row now.
-                for index in read.keys.indices { read.keys.values[index].rowNow = nil }
+        return read
+    }
+
+    /// The entity's batches after `first` through `last` with every key's touched row,
+    /// read in step with the store's own row images (``OwnRowImages/StepReader``): a key's
+    /// row now is its last entry's image, its row before its first entry's own (an insert:
+    /// none; a delete: the row the entry holds; an update: the entry's image with the old
+    /// values the entry holds put back). No table of entries, no row read from the file.
+    ///
+    /// Nil when an entry has no image that lines up with it, or a batch cannot be read:
+    /// the caller reads the batches the long way, which says why.
+    private func batchesResolvedInStep(
+        of entity: Entity, after first: Int64, through last: Int64, images ownImages: OwnRowImages
+    ) throws(DatabaseError) -> EntityBatches? {
+        guard let batches = try batchStatement() else { return nil }
+        var read = EntityBatches()
+        var rows: [Value: TouchedRow] = [:]
+        var images = OwnRowImages.StepReader(ownImages, entity: entity)
+        var isInStep = true
+        try batches.bind([.string(entity.name), .integer(first), .integer(last)])
+        defer { batches.reset() }
+        while isInStep, try batches.step() {
+            guard case let .integer(seq) = batches.column(0) else { return nil }
+            read.entries += 1
+            read.rowsBeyondEntries -= 1
+            images.beginBatch(seq)
+            do {
+                try batches.withBytes(ofColumn: 1) { (bytes) throws(DatabaseError) in
+                    // Room counted first, as in `readBatches`.
+                    rows.reserveCapacity(rows.count + min(try ChangeBatch.entryCount(in: bytes), 1 << 20))
+                    try ChangeBatch.forEachEntry(in: bytes, attributes: entity.attributes, keyIndex: entity.keyIndex) { (entry) throws(DatabaseError) in
+                        guard isInStep else { return }
+                        read.rowsBeyondEntries += 1
+                        guard let key = entry.key, case let .some(rowNow) = images.rowNow(forKey: key) else {
+                            isInStep = false
+                            return
+                        }
+                        // One look-up: a new key's row before comes from this entry.
+                        var isNew = false
+                        inPlace(&rows[key, default: { isNew = true; return TouchedRow(before: nil, after: nil) }()]) { touched in
+                            guard isNew else {
+                                touched = TouchedRow(before: touched.before, after: rowNow)
+                                return
+                            }
+                            switch entry {
+                            case .inserted:
+                                touched = TouchedRow(before: nil, after: rowNow)
+                            case let .before(_, row):
+                                touched = TouchedRow(before: row, after: rowNow)
+                            case let .changed(_, values):
+                                guard let rowNow else {
+                                    isInStep = false
+                                    return
+                                }
+                                // A new array filled value by value (see `rowAtCursor`).
+                                var before = rowNow.map { $0 }
+                                for (index, value) in values where index < before.count { before[index] = value }
+                                touched = TouchedRow(before: before, after: rowNow)
+                            case .unknown:
+                                isInStep = false
+                            }
+                        }
+                    }
+                }
+            } catch where error.code == .corrupt {
+                return nil
             }
         }
+        guard isInStep, images.gaveEveryRow else { return nil }
+        // No batch of the entity in the window: nothing to resolve, nothing to read again.
+        if !rows.isEmpty { read.rows = rows }
         return read
     }
 
@@ -241,6 +289,16 @@ final class ChangeTracker {
     private func touchedRows(
         of entity: Entity, after first: Int64, through last: Int64, batches: consuming EntityBatches, readingTriggerEntries: Bool
     ) throws(DatabaseError) -> (rows: [Value: TouchedRow], resync: ResyncReason?) {
+        if let resolved = batches.rows {
+            if !readingTriggerEntries {
+                // Only this store wrote: the rows came with its batches.
+                ownImages?.noteRowsTaken(resolved.count)
+                return (resolved, batches.resync)
+            }
+            // Other connections wrote too: their entries are merged with the batches'
+            // entries, read again the long way.
+            batches = try readBatches(of: entity, after: first, through: last, resolvingInStep: false)
+        }
         var batched = batches.keys
         batches.keys = [:]
         var resync = batches.resync
@@ -249,33 +307,16 @@ final class ChangeTracker {
         if readingTriggerEntries {
             rows.reserveCapacity(batched.count)
             try readTriggerEntries(of: entity, after: first, through: last, batched: &batched, resync: &resync, into: &rows)
-        } else if batches.hasEveryRowNow {
-            // Only this store wrote: each key's row now is as its own transactions left it.
-            // When every key has one, the rows keep the batch table's layout (no key is
-            // hashed again).
-            var isComplete = true
-            let complete = batched.mapValues { entry -> TouchedRow in
-                guard let after = entry.rowNow, case let .known(before) = entry.rowAtCursor(rowAfter: after, before: nil) else {
-                    isComplete = false
-                    return TouchedRow(before: nil, after: nil)
-                }
-                return TouchedRow(before: before, after: after)
-            }
-            if isComplete { return (complete, resync) }
         }
         if !batched.isEmpty {
             rows.reserveCapacity(rows.count + batched.count)
             let lookup = try lookupStatement(for: entity)
             for (key, entry) in batched {
                 var after: [Value]?
-                if let known = entry.rowNow {
-                    after = known
-                } else {
-                    try lookup.bind([key])
-                    defer { lookup.reset() }
-                    if try lookup.step() {
-                        after = attributes.indices.map { lookup.column($0, as: attributes[$0].type) }
-                    }
+                try lookup.bind([key])
+                defer { lookup.reset() }
+                if try lookup.step() {
+                    after = attributes.indices.map { lookup.column($0, as: attributes[$0].type) }
                 }
                 guard case let .known(before) = entry.rowAtCursor(rowAfter: after, before: nil) else {
                     resync = resync ?? .readFailed
@@ -525,10 +566,6 @@ private struct BatchedKey {
     /// The key's later batch entries, with their log entries, kept only when `first` holds
     /// just the values an update changed.
     var later: [(seq: Int64, entry: ChangeBatch.Entry)] = []
-    /// The key's row now (nil inside: no row), when the store's own writes left it
-    /// (``OwnRowImages/StepReader``); nil when it is to be read.
-    var rowNow: [Value]??
-
     init(seq: Int64, first: ChangeBatch.Entry) {
         self.seq = seq
         self.first = first
@@ -539,12 +576,6 @@ private struct BatchedKey {
     mutating func noteLater(_ seq: Int64, _ entry: ChangeBatch.Entry) {
         guard case .changed = first else { return }
         later.append((seq, entry))
-    }
-
-    /// Runs `body` on `key` in place: with `dictionary[key, default: …]`, one look-up
-    /// finds or inserts a key and changes its value (the default runs first, when it is new).
-    static func modify(_ key: inout BatchedKey, _ body: (inout BatchedKey) -> Void) {
-        body(&key)
     }
 
     /// The key's row at the cursor, as the log tells it.
@@ -601,4 +632,10 @@ private struct BatchedKey {
         }
         return .known(state)
     }
+}
+
+/// Runs `body` on `value` in place: with `dictionary[key, default: …]`, one look-up finds
+/// or inserts a key and changes its value (the default runs first, when it is new).
+private func inPlace<T>(_ value: inout T, _ body: (inout T) -> Void) {
+    body(&value)
 }
