@@ -347,6 +347,24 @@ struct RelationshipTests {
         #expect(try store.fetch("Feed", key: "f2") != nil)
     }
 
+    @Test("a request that starts observing a related entity has its rows noted from the next transaction")
+    func newlyObservedEntityRowsAreNotReadBack() throws {
+        let store = try Self.store()
+        try store.write {
+            try store.insert("Feed", ["id": "f1", "title": "A", "muted": false])
+            try store.insert("Entry", ["id": "e1", "title": "x", "read": false, "rank": 1, "feed": "f1"])
+        }
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Entry", sortKeys: [SortKey("rank")]))
+        try controller.performFetch()
+        try controller.setRequest(Self.byFeed)
+        let images = try #require(store.sqlite.capture?.images)
+        let taken = images.rowsTaken
+        // The feed's rename is delivered from the rows its transaction left, not read back.
+        try store.update("Feed", key: "f1", ["title": "B"])
+        #expect(images.rowsTaken == taken + 1)
+        #expect(try controller.sections.map(\.name) == ["B"])
+    }
+
     @Test("a delegate that fetches again from a callback keeps its aggregates exact")
     func refetchFromACallback() throws {
         let store = try Self.store()

@@ -309,6 +309,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
             }
             inbox.post(.replace(query, rows, through: position))
             inbox.bind(to: query.entity)
+            store.observerDidChangeEntities(inbox)
         }
         consumer.withLock { $0.request = request }
     }

@@ -344,6 +344,7 @@ public final class ResultsController: LiveQueryRequest {
         self.request = request
         // The results and the new rows are the same committed state: no value changed.
         replaceResults(engine, query: query, rows: rows, updated: { _ in false })
+        store.observerDidChangeEntities(self)
         if let aggregates, aggregateTracker != nil, pendingResync == nil {
             aggregateTracker?.replace(with: aggregates)
             reportAggregates()

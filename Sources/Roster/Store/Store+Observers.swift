@@ -26,6 +26,13 @@ extension Store {
         storage.willDeliver(observer.observedEntityNames)
     }
 
+    /// Notes that `observer` now observes `observer.observedEntityNames` (a live query's
+    /// request changed): as when it was added, the transactions after this note the rows of
+    /// any entity it newly observes, for its delivery.
+    func observerDidChangeEntities(_ observer: any StoreObserver) {
+        storage.willDeliver(observer.observedEntityNames)
+    }
+
     /// Stops telling `observer` about commits.
     func removeObserver(_ observer: any StoreObserver) {
         observers.removeAll { $0.observer == nil || $0.observer === observer }
