@@ -26,14 +26,17 @@ extension IncrementalResults {
         // in the same order (a dictionary's keys and values go in one order).
         let keys = Array(touched.keys)
         let oldIDs = arena.ids(forKeys: keys)
-        for (offset, rows) in touched.values.enumerated() {
+        // By index, each touched row's parts read where they are: a copy of the whole
+        // `TouchedRow` would retain its row before too, which the re-sort never reads
+        // (another cache miss a row at 1M).
+        for (offset, index) in zip(keys.indices, touched.values.indices) {
             let key = keys[offset]
             let oldID = oldIDs[offset] >= 0 ? oldIDs[offset] : nil
-            let newRow = rows.after.flatMap { query.predicate.evaluate($0) ? $0 : nil }
+            let newRow = touched.values[index].after.flatMap { query.predicate.evaluate($0) ? $0 : nil }
             switch (oldID, newRow) {
             case (nil, nil):
                 continue
-            case let (_?, row?) where !rows.isChanged:
+            case let (_?, row?) where !touched.values[index].isChanged:
                 // Every value is as it was (see `apply(touched:)`).
                 cache.replace(row, forKey: key)
             case let (id?, row?):
