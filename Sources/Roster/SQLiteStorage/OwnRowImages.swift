@@ -150,9 +150,6 @@ final class OwnRowImages {
             }
         }
 
-        /// Puts the reader out of step (a batch that could not be read).
-        mutating func abandon() { isInStep = false }
-
         /// Whether every batch entry read was given its row now: the last transaction's
         /// images were used up, and the reader never left step.
         var gaveEveryRow: Bool { isInStep && batchesLeft == 0 && (cursor?.isAtEnd ?? true) }
