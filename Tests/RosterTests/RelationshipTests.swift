@@ -31,6 +31,16 @@ struct RelationshipTests {
         return store
     }
 
+    /// A store with feed f1 ("A") and its unread entry e1.
+    static func storeWithOneEntry() throws -> Store {
+        let store = try store()
+        try store.write {
+            try store.insert("Feed", ["id": "f1", "title": "A", "muted": false])
+            try store.insert("Entry", ["id": "e1", "title": "x", "read": false, "rank": 1, "feed": "f1"])
+        }
+        return store
+    }
+
     /// Entries of feeds that are not muted, sectioned by the feed's title, with the unread
     /// count and the ranks' sum per feed.
     static let byFeed = FetchRequest(
@@ -349,11 +359,7 @@ struct RelationshipTests {
 
     @Test("a request that starts observing a related entity has its rows noted from the next transaction")
     func newlyObservedEntityRowsAreNotReadBack() throws {
-        let store = try Self.store()
-        try store.write {
-            try store.insert("Feed", ["id": "f1", "title": "A", "muted": false])
-            try store.insert("Entry", ["id": "e1", "title": "x", "read": false, "rank": 1, "feed": "f1"])
-        }
+        let store = try Self.storeWithOneEntry()
         let controller = try ResultsController(store: store, request: FetchRequest(entity: "Entry", sortKeys: [SortKey("rank")]))
         try controller.performFetch()
         try controller.setRequest(Self.byFeed)
@@ -367,11 +373,7 @@ struct RelationshipTests {
 
     @Test("a delegate that fetches again from a callback keeps its aggregates exact")
     func refetchFromACallback() throws {
-        let store = try Self.store()
-        try store.write {
-            try store.insert("Feed", ["id": "f1", "title": "A", "muted": false])
-            try store.insert("Entry", ["id": "e1", "title": "x", "read": false, "rank": 1, "feed": "f1"])
-        }
+        let store = try Self.storeWithOneEntry()
         final class Refetching: ResultsControllerDelegate {
             func controllerDidChangeContent(_ controller: ResultsController) { try? controller.performFetch() }
         }

@@ -49,6 +49,28 @@ struct ChangeBatch {
             case .unknown: nil
             }
         }
+
+        /// The key's row before this entry's write, from `rowAfter`, its row as the write
+        /// left it: none for an insert, the row the entry holds for a delete, `rowAfter`
+        /// with the old values put back for an update. Nil when the entry cannot tell: an
+        /// update of a row that `rowAfter` says is gone, or ``unknown``.
+        func rowBefore(rowAfter: [Value]?) -> [Value]?? {
+            switch self {
+            case .inserted:
+                return .some(nil)
+            case let .before(_, row):
+                return .some(row)
+            case let .changed(_, values):
+                guard let rowAfter else { return nil }
+                // A new array filled value by value: the copy-on-write copy would copy each
+                // value through the type's generic witness (3 % of a bulk commit).
+                var row = rowAfter.map { $0 }
+                for (index, value) in values where index < row.count { row[index] = value }
+                return .some(row)
+            case .unknown:
+                return nil
+            }
+        }
     }
 
     /// Reads every entry of `bytes` in order.

@@ -253,23 +253,11 @@ final class ChangeTracker {
                                 touched = TouchedRow(before: touched.before, after: rowNow)
                                 return
                             }
-                            switch entry {
-                            case .inserted:
-                                touched = TouchedRow(before: nil, after: rowNow)
-                            case let .before(_, row):
-                                touched = TouchedRow(before: row, after: rowNow)
-                            case let .changed(_, values):
-                                guard let rowNow else {
-                                    isInStep = false
-                                    return
-                                }
-                                // A new array filled value by value (see `rowAtCursor`).
-                                var before = rowNow.map { $0 }
-                                for (index, value) in values where index < before.count { before[index] = value }
-                                touched = TouchedRow(before: before, after: rowNow)
-                            case .unknown:
+                            guard let before = entry.rowBefore(rowAfter: rowNow) else {
                                 isInStep = false
+                                return
                             }
+                            touched = TouchedRow(before: before, after: rowNow)
                         }
                     }
                 }
@@ -556,8 +544,8 @@ final class ChangeTracker {
     }
 }
 
-/// What the batches after a reader's cursor say of one key, and its row now when the
-/// store's own writes left it.
+/// What the batches after a reader's cursor say of one key, to be resolved against its
+/// row now read from the file.
 private struct BatchedKey {
     /// The log entry of the key's first batch entry.
     let seq: Int64
@@ -594,41 +582,18 @@ private struct BatchedKey {
     ///   - before: the log entry whose row before `rowAfter` is; batch entries from it on
     ///     are not undone.
     func rowAtCursor(rowAfter: [Value]?, before: Int64?) -> RowAtCursor {
-        switch first {
-        case .inserted: return .known(nil)
-        case let .before(_, row): return .known(row)
-        case .unknown: return .unknown
-        case .changed: break
+        // A first entry that holds the whole row (or says none) is the answer: only an
+        // update's is rebuilt from later rows, and only it has later entries.
+        guard case .changed = first else {
+            return first.rowBefore(rowAfter: nil).map { .known($0) } ?? .unknown
         }
         var state = rowAfter
-        // Whether `state` is an array of this call's own, changed in place.
-        var isOwn = false
         // Newest first, back to `first` (no array of them: a bulk commit asks once a row).
         for position in stride(from: later.count, through: 0, by: -1) {
             let (entrySeq, entry) = position == 0 ? (seq, first) : later[position - 1]
             if let before, entrySeq >= before { continue }
-            switch entry {
-            case .inserted:
-                state = nil
-                isOwn = false
-            case let .before(_, row):
-                state = row
-                isOwn = false
-            case let .changed(_, values):
-                guard var row = state else { return .unknown }
-                if !isOwn {
-                    // A new array filled value by value: the copy-on-write copy would copy
-                    // each value through the type's generic witness (3 % of a bulk commit).
-                    row = row.map { $0 }
-                    isOwn = true
-                }
-                // `state` let go of, so that `row` is the array's one holder: changed in place.
-                state = nil
-                for (index, value) in values where index < row.count { row[index] = value }
-                state = row
-            case .unknown:
-                return .unknown
-            }
+            guard let rowBefore = entry.rowBefore(rowAfter: state) else { return .unknown }
+            state = rowBefore
         }
         return .known(state)
     }

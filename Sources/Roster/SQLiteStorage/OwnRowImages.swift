@@ -7,8 +7,8 @@
 /// are kept under the numbers of its log entries, one image for each batch entry, in the
 /// same order. ``ChangeTracker`` reads them in step with the batches (``StepReader``) when
 /// every batch it delivers for an entity has images (only this store wrote them); another
-/// process's batch in the window, or images that do not line up, and it reads the rows as
-/// before (keys that another connection's trigger entries name come from the trigger join).
+/// process's batch in the window, images that do not line up, or another connection's
+/// trigger entries in the window, and it reads the rows from the file as before.
 /// The images are never trusted beyond what they can know:
 ///
 /// - a transaction whose images may not be the rows it committed keeps none: one that

@@ -23,12 +23,12 @@ extension Store {
     func addObserver(_ observer: any StoreObserver) {
         observers.removeAll { $0.observer == nil || $0.observer === observer }
         observers.append(WeakObserver(observer: observer))
-        storage.willDeliver(observer.observedEntityNames)
+        observerDidChangeEntities(observer)
     }
 
-    /// Notes that `observer` now observes `observer.observedEntityNames` (a live query's
-    /// request changed): as when it was added, the transactions after this note the rows of
-    /// any entity it newly observes, for its delivery.
+    /// Notes that `observer` observes `observer.observedEntityNames` (it was added, or a
+    /// live query's request changed): the transactions after this note the rows of those
+    /// entities, for its deliveries.
     func observerDidChangeEntities(_ observer: any StoreObserver) {
         storage.willDeliver(observer.observedEntityNames)
     }
