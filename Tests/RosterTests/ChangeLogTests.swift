@@ -35,7 +35,7 @@ struct ChangeLogTests {
         let watched = try Watched()
         let store = watched.store
         let entries = try count("_roster_changes", in: store)
-        let beforeImages = try count("_roster_before_Post", in: store)
+        let triggerEntries = try count("_roster_changes WHERE key IS NOT NULL", in: store)
         try store.write {
             try store.update("Post", key: "p1", ["title": "changed"])
             try store.delete("Post", key: "p3")
@@ -43,7 +43,7 @@ struct ChangeLogTests {
             try store.update("Post", key: "p1", ["title": "t"])
         }
         #expect(try count("_roster_changes", in: store) == entries + 1)
-        #expect(try count("_roster_before_Post", in: store) == beforeImages)
+        #expect(try count("_roster_changes WHERE key IS NOT NULL", in: store) == triggerEntries)
         let batch = try newestBatch(in: store, entity: "Post")
         // Each entry as [key] (inserted), [key, title before] (deleted) or [key, old
         // values it changed] (updated); unknown as [].
@@ -65,14 +65,16 @@ struct ChangeLogTests {
     @Test func anUpdateByAnotherConnectionLogsTheRowBeforeIt() throws {
         let watched = try Watched()
         let store = watched.store
-        let before = try count("_roster_before_Post", in: store)
+        let images = "_roster_changes WHERE \(SchemaCatalog.imageColumn(0)) IS NOT NULL"   // id is Post's first attribute
+        let before = try count(images, in: store)
         let other = try Connection(path: store.path)
         try other.execute("UPDATE Post SET title = 'changed' WHERE id = 'p1'; DELETE FROM Post WHERE id = 'p3'")
-        let statement = try store.writer.prepare("SELECT b.id, b.title FROM _roster_before_Post AS b ORDER BY _roster_seq DESC LIMIT 2")
+        // Each in its entry's row: the key, then the row before (id, title, …).
+        let statement = try store.writer.prepare("SELECT key, old0, old1 FROM \(images) ORDER BY seq DESC LIMIT 2")
         var rows: [[Value]] = []
-        while try statement.step() { rows.append([statement.column(0), statement.column(1)]) }
-        #expect(rows == [["p3", "t"], ["p1", "t"]])
-        #expect(try count("_roster_before_Post", in: store) == before + 2)
+        while try statement.step() { rows.append([statement.column(0), statement.column(1), statement.column(2)]) }
+        #expect(rows == [["p3", "p3", "t"], ["p1", "p1", "t"]])
+        #expect(try count(images, in: store) == before + 2)
         other.close()
     }
 
@@ -163,7 +165,7 @@ struct ChangeLogTests {
         try body(path)
     }
 
-    @Test(arguments: ["7", "99", "0", "'3'", "3.0", "x'03'"])
+    @Test(arguments: ["8", "99", "0", "'3'", "3.0", "x'03'"])
     func aFileWithAnUnknownLogFormatIsRefusedAndLeftAsItWas(format: String) throws {
         try withStoreFile { path in
             // A newer Roster, or someone else, wrote another format and its own trigger.
@@ -189,7 +191,7 @@ struct ChangeLogTests {
     }
 
     /// Format 4's update trigger compared values by the column's collation; opening the
-    /// file writes format 5's, which compares by bytes, and keeps the log.
+    /// file writes the current one, which compares by bytes, and keeps the log.
     @Test func aFileWithLogFormat4GetsTriggersThatCompareByBytes() throws {
         try withStoreFile { path in
             let connection = try Connection(path: path)
@@ -204,14 +206,82 @@ struct ChangeLogTests {
                 return try statement.step() ? statement.column(0) : .null
             }
             let current = try updateTrigger()
-            #expect(current.contains("COLLATE BINARY"))
+            try LegacyChangeLog.makeFormat6(at: path)
+            let format6 = try updateTrigger()
+            #expect(format6.contains("COLLATE BINARY"))
             // As format 4 wrote it.
-            let old = current.replacingOccurrences(of: " COLLATE BINARY", with: "")
+            let old = format6.replacingOccurrences(of: " COLLATE BINARY", with: "")
             try connection.execute("DROP TRIGGER _roster_Post_update; \(old); UPDATE _roster_meta SET value = 4 WHERE name = 'log_format'")
             #expect(try !updateTrigger().contains("COLLATE BINARY"))
             _ = try Store(path: path)
             #expect(try format() == .integer(Int64(SchemaCatalog.logFormat)))
             #expect(try updateTrigger() == current)
+        }
+    }
+
+    /// Format 6 numbered entries with `AUTOINCREMENT`, which never gives a number out
+    /// twice even once pruning emptied the log; format 7 numbers them by row id, so the
+    /// upgrade keeps the newest number in the log.
+    @Test func upgradingAPrunedFormat6LogNeverNumbersAnEntryAgain() throws {
+        try withStoreFile { path in
+            do {
+                let other = try Connection(path: path)
+                try other.execute("INSERT INTO Post(id, rank) VALUES ('a', 1), ('b', 2); UPDATE Post SET rank = 3")
+                other.close()
+            }
+            try LegacyChangeLog.makeFormat6(at: path)
+            let connection = try Connection(path: path)
+            defer { connection.close() }
+            func integer(_ sql: String) throws -> Int64 {
+                let statement = try connection.prepare(sql)
+                guard try statement.step(), case let .integer(value) = statement.column(0) else { return -1 }
+                return value
+            }
+            let newest = try integer("SELECT max(seq) FROM _roster_changes")
+            #expect(newest == 4)
+            // Pruned as format 6 pruned: every entry and image gone, the counter kept.
+            try connection.execute("""
+                DELETE FROM _roster_changes; DELETE FROM _roster_before_Post;
+                UPDATE _roster_meta SET value = \(newest) WHERE name = 'pruned_through'
+                """)
+            let store = try Store(path: path)
+            try store.insert("Post", ["id": "c", "rank": 5])
+            try connection.execute("INSERT INTO Post(id, rank) VALUES ('d', 6)")
+            #expect(try integer("SELECT min(seq) FROM _roster_changes WHERE entity IS NOT NULL") > newest)
+            #expect(try integer("SELECT count(*) FROM _roster_changes WHERE entity IS NOT NULL") == 2)
+        }
+    }
+
+    /// A format 6 file whose table of before-images lost a column its entity names cannot
+    /// have its images moved: it is refused, saying which entity, and left as it was.
+    @Test func aFormat6LogWhoseImagesCannotMoveIsRefusedAndLeftAsItWas() throws {
+        try withStoreFile { path in
+            do {
+                let other = try Connection(path: path)
+                try other.execute("INSERT INTO Post(id, rank) VALUES ('a', 1); UPDATE Post SET rank = 2")
+                other.close()
+            }
+            try LegacyChangeLog.makeFormat6(at: path)
+            let connection = try Connection(path: path)
+            defer { connection.close() }
+            try connection.execute("DROP TRIGGER _roster_Post_update; DROP TRIGGER _roster_Post_delete; DROP TRIGGER _roster_Post_replace; ALTER TABLE _roster_before_Post DROP COLUMN title")
+            func fileState() throws -> [[Value]] {
+                var rows: [[Value]] = []
+                for sql in ["SELECT type, name, sql FROM sqlite_master ORDER BY name", "SELECT name, value, NULL FROM _roster_meta ORDER BY name",
+                            "SELECT seq, entity, key FROM _roster_changes ORDER BY seq", "SELECT _roster_seq, id, rank FROM _roster_before_Post ORDER BY 1"] {
+                    let statement = try connection.prepare(sql)
+                    while try statement.step() { rows.append((0..<3).map { statement.column($0) }) }
+                }
+                return rows
+            }
+            let before = try fileState()
+            #expect {
+                _ = try Store(path: path)
+            } throws: { error in
+                "\(error)".contains("cannot upgrade the change log of entity Post") && "\(error)".contains("title")
+                    && "\(error)".contains("nothing was changed")
+            }
+            #expect(try fileState() == before)
         }
     }
 
@@ -224,12 +294,14 @@ struct ChangeLogTests {
             // As the first format made it: every entity had its triggers.
             try store.ensureTracking(of: store.entity(named: "Post"))
         }
-        // Put back the triggers of the first format: keys only, no before-images.
+        // Put back the log of the first format: keys only, no before-images, no batches.
+        try LegacyChangeLog.makeFormat6(at: path)
         let connection = try Connection(path: path)
         try connection.execute("""
             DROP TRIGGER _roster_Post_insert; DROP TRIGGER _roster_Post_replace;
             DROP TRIGGER _roster_Post_update; DROP TRIGGER _roster_Post_delete;
             DROP TABLE _roster_before_Post; DELETE FROM _roster_meta WHERE name = 'log_format';
+            DROP INDEX _roster_changes_batches; ALTER TABLE _roster_changes DROP COLUMN batch;
             CREATE TRIGGER "_roster_Post_insert" AFTER INSERT ON Post BEGIN INSERT INTO _roster_changes(entity, key) VALUES ('Post', NEW.id); END;
             CREATE TRIGGER "_roster_Post_delete" AFTER DELETE ON Post BEGIN INSERT INTO _roster_changes(entity, key) VALUES ('Post', OLD.id); END;
             CREATE TRIGGER "_roster_Post_update" AFTER UPDATE ON Post WHEN OLD.title IS NOT NEW.title BEGIN
@@ -239,7 +311,9 @@ struct ChangeLogTests {
         connection.close()
 
         let watched = try Watched(store: Store(path: path))
-        #expect(try count("_roster_before_Post", in: watched.store) == 0)
+        // The current log: images in the log's rows, no table of them, no AUTOINCREMENT.
+        #expect(try count("sqlite_schema WHERE name LIKE '\\_roster\\_before%' ESCAPE '\\' OR sql LIKE '%AUTOINCREMENT%'", in: watched.store) == 0)
+        #expect(try SchemaCatalog.hasChangeLog(of: postEntity(), on: watched.store.writer))
         try watched.store.write {
             try watched.store.update("Post", key: "p1", ["title": "x"])
             try watched.store.update("Post", key: "p1", ["title": "t"])
@@ -284,6 +358,7 @@ struct ChangeLogTests {
     }
 
     @Test func pruningDropsBeforeImagesWithTheirLogEntries() throws {
+        let images = "_roster_changes WHERE \(SchemaCatalog.imageColumn(0)) IS NOT NULL"
         let watched = try Watched()
         let store = watched.store
         store.changeLogRetention = ChangeLogRetention(minimumAge: .zero, minimumEntries: Self.retained)
@@ -299,8 +374,8 @@ struct ChangeLogTests {
         try other.execute("UPDATE Post SET title = 'all' WHERE id LIKE 'n%'")
         _ = try store.pollExternalChanges()
         #expect(try count("_roster_changes", in: store) <= Int64(Self.retained))
-        #expect(try count("_roster_before_Post", in: store) <= Int64(Self.retained))
-        #expect(try count("_roster_before_Post", in: store) > 0)
+        #expect(try count(images, in: store) <= Int64(Self.retained))
+        #expect(try count(images, in: store) > 0)
         // Still tracking: the next write is reported.
         _ = watched.recorder.takeGroups()
         try store.update("Post", key: "p1", ["title": "after pruning"])

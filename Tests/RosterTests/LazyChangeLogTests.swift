@@ -4,7 +4,7 @@ import Testing
 @testable import Roster
 import RosterTestSupport
 
-/// An entity's change log (its table of before-images and four triggers) is created when
+/// An entity's change log (its four triggers) is created when
 /// a live query first watches it, not when it is defined — and live queries stay exact
 /// across that moment, whoever writes.
 @Suite("Change logs created on first observation")
@@ -12,13 +12,10 @@ struct LazyChangeLogTests {
     /// The rows the pruning tests keep: by count alone, so that they prune at once.
     static let retained = 10_000
 
-    /// How many of the store's schema objects (triggers, before-image table) the entity has.
+    /// How many of the store's schema objects (its triggers) the entity has.
     func changeLogObjectCount(of entity: String, in store: Store) throws -> Int64 {
-        let statement = try store.writer.prepare("""
-            SELECT count(*) FROM sqlite_schema
-            WHERE (type = 'trigger' AND tbl_name = ?) OR (type = 'table' AND name = '_roster_before_' || ?)
-            """)
-        try statement.bind([.string(entity), .string(entity)])
+        let statement = try store.writer.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ?")
+        try statement.bind([.string(entity)])
         defer { statement.reset() }
         _ = try statement.step()
         guard case let .integer(count) = statement.column(0) else { return -1 }
@@ -43,7 +40,7 @@ struct LazyChangeLogTests {
         let controller = try ResultsController(store: store, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
         #expect(try changeLogObjectCount(of: "Post", in: store) == 0, "made when the query fetches, not before")
         try controller.performFetch()
-        #expect(try changeLogObjectCount(of: "Post", in: store) == 5)
+        #expect(try changeLogObjectCount(of: "Post", in: store) == 4)
         #expect(try changeLogObjectCount(of: "Tag", in: store) == 0)
 
         // Writes to the unwatched entity log nothing and deliver nothing.
@@ -60,13 +57,13 @@ struct LazyChangeLogTests {
         let again = try ResultsController(store: store, request: FetchRequest(entity: "Post"))
         try again.performFetch()
         try controller.performFetch()
-        #expect(try changeLogObjectCount(of: "Post", in: store) == 5)
+        #expect(try changeLogObjectCount(of: "Post", in: store) == 4)
 
         // LiveResults watch through the same path.
         let queue = try StoreQueue(path: store.path)
         let tags = try LiveResults(queue: queue, request: FetchRequest(entity: "Tag", sortKeys: [SortKey("n")]))
         #expect(tags.snapshot.sections.map(\.items) == [[1]])
-        #expect(try changeLogObjectCount(of: "Tag", in: store) == 5)
+        #expect(try changeLogObjectCount(of: "Tag", in: store) == 4)
     }
 
     @Test func aWriteBeforeTheFirstObservationIsFetchedAndLaterWritesAreDeliveredExactly() throws {
@@ -205,7 +202,7 @@ struct LazyChangeLogTests {
         let groups = recorder.takeGroups()
         #expect(groups.count == 1)
         #expect(try groups.first?.apply(to: before) == sections([(nil, ["p2", "p1"])]))
-        #expect(try changeLogObjectCount(of: "Post", in: store) == 5)
+        #expect(try changeLogObjectCount(of: "Post", in: store) == 4)
         // From now on, exact as usual.
         try store.update("Post", key: "p2", ["title": "x"])
         #expect(recorder.takeGroups().count == 1)
@@ -241,7 +238,7 @@ struct LazyChangeLogTests {
         try other.execute("INSERT INTO Tag(n) VALUES (2)")
         #expect(try store.pollExternalChanges())
         #expect(tags.snapshot == sections([(nil, [1, 2])]))
-        #expect(try changeLogObjectCount(of: "Tag", in: store) == 5)
+        #expect(try changeLogObjectCount(of: "Tag", in: store) == 4)
     }
 
     @Test func pruningSkipsEntitiesThatHaveNoChangeLog() throws {

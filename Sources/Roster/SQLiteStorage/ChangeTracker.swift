@@ -21,7 +21,6 @@ final class ChangeTracker {
     private var rowStatements: [String: Statement] = [:]
     private var lookupStatements: [String: Statement] = [:]
     private var batches: Statement?
-    private var batchesCheckedAtSchemaVersion: Int64?
     private let maxStatement: Statement
     private let prunedStatement: Statement
 
@@ -173,40 +172,39 @@ final class ChangeTracker {
             return resolved
         }
         var read = EntityBatches()
-        if let batches = try batchStatement() {
-            try batches.bind([.string(entity.name), .integer(first), .integer(last)])
-            defer { batches.reset() }
-            while try batches.step() {
-                guard case let .integer(seq) = batches.column(0) else { continue }
-                read.entries += 1
-                read.rowsBeyondEntries -= 1
-                do {
-                    try batches.withBytes(ofColumn: 1) { (bytes) throws(DatabaseError) in
-                        // Room for every entry's key, counted first, so that the table is not
-                        // rebuilt as it fills (a dozen times for 10,000 keys, each re-hashing
-                        // them all: a tenth of a bulk commit of 100,000 rows). At most a
-                        // million up front: a blob another program wrote may repeat a key.
-                        read.keys.reserveCapacity(read.keys.count + min(try ChangeBatch.entryCount(in: bytes), 1 << 20))
-                        try ChangeBatch.forEachEntry(in: bytes, attributes: entity.attributes, keyIndex: entity.keyIndex) { (entry) throws(DatabaseError) in
-                            read.rowsBeyondEntries += 1
-                            guard let key = entry.key else {
-                                // Written while the table's columns changed: its rows cannot be read.
-                                read.resync = read.resync ?? .schemaChanged
-                                return
-                            }
-                            // One look-up: a new key gets its first entry, a known one
-                            // whose first holds only changed values takes this one too.
-                            var isNew = false
-                            inPlace(&read.keys[key, default: { isNew = true; return BatchedKey(seq: seq, first: entry) }()]) {
-                                if !isNew { $0.noteLater(seq, entry) }
-                            }
+        let batches = try batchStatement()
+        try batches.bind([.string(entity.name), .integer(first), .integer(last)])
+        defer { batches.reset() }
+        while try batches.step() {
+            guard case let .integer(seq) = batches.column(0) else { continue }
+            read.entries += 1
+            read.rowsBeyondEntries -= 1
+            do {
+                try batches.withBytes(ofColumn: 1) { (bytes) throws(DatabaseError) in
+                    // Room for every entry's key, counted first, so that the table is not
+                    // rebuilt as it fills (a dozen times for 10,000 keys, each re-hashing
+                    // them all: a tenth of a bulk commit of 100,000 rows). At most a
+                    // million up front: a blob another program wrote may repeat a key.
+                    read.keys.reserveCapacity(read.keys.count + min(try ChangeBatch.entryCount(in: bytes), 1 << 20))
+                    try ChangeBatch.forEachEntry(in: bytes, attributes: entity.attributes, keyIndex: entity.keyIndex) { (entry) throws(DatabaseError) in
+                        read.rowsBeyondEntries += 1
+                        guard let key = entry.key else {
+                            // Written while the table's columns changed: its rows cannot be read.
+                            read.resync = read.resync ?? .schemaChanged
+                            return
+                        }
+                        // One look-up: a new key gets its first entry, a known one
+                        // whose first holds only changed values takes this one too.
+                        var isNew = false
+                        inPlace(&read.keys[key, default: { isNew = true; return BatchedKey(seq: seq, first: entry) }()]) {
+                            if !isNew { $0.noteLater(seq, entry) }
                         }
                     }
-                } catch where error.code == .corrupt {
-                    // Another program wrote something that is not a batch: the rows it
-                    // stands for are unknown, so the queries re-fetch, and go on after it.
-                    read.resync = .readFailed
                 }
+            } catch where error.code == .corrupt {
+                // Another program wrote something that is not a batch: the rows it
+                // stands for are unknown, so the queries re-fetch, and go on after it.
+                read.resync = .readFailed
             }
         }
         return read
@@ -223,7 +221,7 @@ final class ChangeTracker {
     private func batchesResolvedInStep(
         of entity: Entity, after first: Int64, through last: Int64, images ownImages: OwnRowImages
     ) throws(DatabaseError) -> EntityBatches? {
-        guard let batches = try batchStatement() else { return nil }
+        let batches = try batchStatement()
         var read = EntityBatches()
         var rows: [Value: TouchedRow] = [:]
         var images = OwnRowImages.StepReader(ownImages, entity: entity)
@@ -360,18 +358,13 @@ final class ChangeTracker {
         rowStatements = [:]
         lookupStatements = [:]
         batches = nil
-        batchesCheckedAtSchemaVersion = nil
     }
 
-    /// The statement that reads the batches in a range of the log, once the file has the
-    /// column (format 6); a read-only store may read an older file until another process
-    /// upgrades it, so a missing column is looked for again when the schema changes.
-    private func batchStatement() throws(DatabaseError) -> Statement? {
+    /// The statement that reads the batches in a range of the log (every file this Roster
+    /// opens has the column: a read-write store upgrades an older one, a read-only store
+    /// refuses it).
+    private func batchStatement() throws(DatabaseError) -> Statement {
         if let batches { return batches }
-        let version = try reader.schemaVersion()
-        guard version != batchesCheckedAtSchemaVersion else { return nil }
-        batchesCheckedAtSchemaVersion = version
-        guard try SchemaCatalog.hasBatchColumn(on: reader) else { return nil }
         let statement = try reader.prepare("""
             SELECT seq, batch FROM _roster_changes
             WHERE entity = ? AND seq > ? AND seq <= ? AND batch IS NOT NULL ORDER BY seq
@@ -391,14 +384,14 @@ final class ChangeTracker {
 
     private func rowStatement(for entity: Entity) throws(DatabaseError) -> Statement {
         if let statement = rowStatements[entity.name] { return statement }
-        func columns(_ table: String) -> String {
-            entity.attributes.map { "\(table).\(Identifier.quoted($0.name))" }.joined(separator: ", ")
-        }
-        // A key's first entry after the cursor holds its row at the cursor (none for an insert).
+        let images = entity.attributes.indices.map { "b.\(SchemaCatalog.imageColumn($0))" }.joined(separator: ", ")
+        let columns = entity.attributes.map { "t.\(Identifier.quoted($0.name))" }.joined(separator: ", ")
+        // A key's first entry after the cursor holds its row at the cursor (none for an
+        // insert: an image has its key, which is never null).
         let statement = try reader.prepare("""
-            SELECT c.key, c.first, b.\(SchemaCatalog.beforeSequenceColumn) IS NOT NULL, \(columns("b")), \(columns("t"))
+            SELECT c.key, c.first, b.\(SchemaCatalog.imageColumn(entity.keyIndex)) IS NOT NULL, \(images), \(columns)
             FROM (SELECT key, min(seq) AS first FROM _roster_changes WHERE seq > ? AND seq <= ? AND entity = ? AND key IS NOT NULL GROUP BY key) AS c
-            LEFT JOIN \(SchemaCatalog.beforeTable(entity)) AS b ON b.\(SchemaCatalog.beforeSequenceColumn) = c.first
+            LEFT JOIN _roster_changes AS b ON b.seq = c.first
             LEFT JOIN \(Identifier.quoted(entity.name)) AS t ON t.\(Identifier.quoted(entity.key.name)) = c.key AND t.\(Identifier.quoted(entity.key.name)) = c.key COLLATE BINARY
             """)
         rowStatements[entity.name] = statement
@@ -409,9 +402,9 @@ final class ChangeTracker {
     /// ``retainedEntries`` for readers in other processes; a reader that falls further
     /// behind re-fetches instead (``CommittedChanges/needsResync``).
     ///
-    /// Before-images go with their entries, from the tables of before-images that exist:
-    /// an entity that no live query has ever watched has none.
-    func pruneIfNeeded(using writer: Connection, entities: some Sequence<Entity>) throws(DatabaseError) {
+    /// Before-images go with their entries, whose rows hold them. The newest entry stays
+    /// whatever its age: see ``SchemaCatalog``.
+    func pruneIfNeeded(using writer: Connection) throws(DatabaseError) {
         guard let countLimit = pruningLimit() else { return }
         try writer.execute("BEGIN IMMEDIATE")
         do {
@@ -442,16 +435,11 @@ final class ChangeTracker {
                 nextAttemptAtRows = Self.sum(unprunedDeliveries.reduce(0) { Self.sum($0, $1.rows) }, retainedEntries)
                 return
             }
-            var tables = [(SchemaCatalog.changesTable, "seq")]
-            for entity in entities {
-                guard try SchemaCatalog.hasTable(named: "_roster_before_\(entity.name)", on: writer) else { continue }
-                tables.append((SchemaCatalog.beforeTable(entity), SchemaCatalog.beforeSequenceColumn))
-            }
-            for (table, sequence) in tables {
-                let delete = try writer.prepare("DELETE FROM \(table) WHERE \(sequence) <= ?")
-                try delete.bind([.integer(limit)])
-                try delete.step()
-            }
+            // Never the newest entry: the log numbers entries by row id, which would give
+            // its number out again once the table is empty.
+            let delete = try writer.prepare("DELETE FROM _roster_changes WHERE seq <= ? AND seq < (SELECT max(seq) FROM _roster_changes)")
+            try delete.bind([.integer(limit)])
+            try delete.step()
             let mark = try writer.prepare("UPDATE _roster_meta SET value = max(value, ?) WHERE name = 'pruned_through'")
             try mark.bind([.integer(limit)])
             try mark.step()

@@ -55,11 +55,9 @@ extension SQLiteStorage {
                     check.broken[entity.name] = .schemaMismatch(entity: entity.name, reason: "its change-log triggers were removed by another connection, and a read-only store cannot put them back")
                 }
             } else {
-                var sql = "BEGIN IMMEDIATE;\n"
-                for entity in missingTriggers { sql += SchemaCatalog.changeLog(for: entity) }
-                sql += "COMMIT;"
                 do {
-                    try writer.execute(sql)
+                    try writer.execute("BEGIN IMMEDIATE")
+                    try writer.execute(SchemaCatalog.changeLogs(for: missingTriggers, on: writer) + "COMMIT;")
                 } catch {
                     if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
                     for entity in missingTriggers {

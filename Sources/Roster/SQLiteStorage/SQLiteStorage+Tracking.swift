@@ -64,7 +64,7 @@ extension SQLiteStorage {
 
     func pruneChanges(of entities: [Entity]) {
         guard !isInTransaction, !writer.isReadOnly else { return }
-        try? tracker.pruneIfNeeded(using: writer, entities: entities)
+        try? tracker.pruneIfNeeded(using: writer)
     }
 
     // MARK: Tracking entities
@@ -91,16 +91,16 @@ extension SQLiteStorage {
         do throws(StoreError) {
             let versionBefore: Int64
             do { versionBefore = try writer.schemaVersion() } catch { throw .database(error) }
-            var sql = ""
+            var missing: [Entity] = []
             for known in entities {
                 let entity = try SchemaCatalog.recordedEntity(named: known.name, on: writer) ?? known
                 let exists: Bool
                 do { exists = try SchemaCatalog.hasChangeLog(of: entity, on: writer) } catch { throw .database(error) }
-                if !exists { sql += SchemaCatalog.changeLog(for: entity) }
+                if !exists { missing.append(entity) }
             }
             let versionAfter: Int64
             do {
-                if !sql.isEmpty { try writer.execute(sql) }
+                if !missing.isEmpty { try writer.execute(SchemaCatalog.changeLogs(for: missing, on: writer)) }
                 versionAfter = try writer.schemaVersion()
                 try writer.execute("COMMIT")
             } catch {

@@ -2,20 +2,23 @@
 ///
 /// - `_roster_entities(name, definition)`: one row per entity, so a reopened file knows
 ///   its entities (SQLite's column types alone cannot tell `bool` from `integer`).
-/// - `_roster_changes(seq, entity, key)`: every committed insert, real update and delete
-///   appends the keys it touched. Triggers stored in the file do it, so writes from any
-///   connection or process are logged too. See ``ChangeTracker``.
-/// - `_roster_before_<Entity>(_roster_seq, <the entity's columns>)`: the row as it was
-///   before the write logged at `_roster_changes.seq = _roster_seq`, for updates and
-///   deletes (an insert has no before-image). It exists, with the entity's four triggers
-///   (its *change log*), only once a live query in some process has watched the entity
-///   (see ``Store/ensureTracking(of:)``): defining an entity creates its table alone. The column has the store's reserved prefix,
-///   so it never collides with an attribute (`seq` is a valid attribute name). The
-///   first entry of a key after a reader's cursor thus tells what the key held at the
-///   cursor, so a live query can tell a real change from a value changed and changed back
-///   without keeping anything of the row but its sort values.
+/// - `_roster_changes(seq, entity, key, batch, old0, old1, …)`: every committed insert,
+///   real update and delete appends the keys it touched. Triggers stored in the file do
+///   it, so writes from any connection or process are logged too; the store's own
+///   connection logs a transaction per entity as one entry with a `batch` instead (see
+///   ``ChangeTracker``). An update, delete or replace logged by a trigger holds the row as
+///   it was before the write in the columns `old0` … (the entity's attributes in their
+///   order; an insert holds none), so a trigger writes one row per key. The first entry
+///   of a key after a reader's cursor thus tells what the key held at the cursor, so a
+///   live query can tell a real change from a value changed and changed back without
+///   keeping anything of the row but its sort values. An entity's four triggers (its
+///   *change log*) exist only once a live query in some process has watched the entity
+///   (see ``Store/ensureTracking(of:)``): defining an entity creates its table alone.
+///   `seq` is the row id, not `AUTOINCREMENT` (which rewrote a row of `sqlite_sequence`
+///   for every logging statement): pruning never deletes the newest entry, so numbers are
+///   never reused all the same.
 /// - `_roster_meta(name, value)`: `pruned_through`, the last log entry that was removed;
-///   `log_format`, the version of the triggers and before-image tables the file holds.
+///   `log_format`, the version of the triggers and log table the file holds.
 enum SchemaCatalog {
     static let changesTable = "_roster_changes"
     /// The version of the change log's triggers and tables: 1 logs keys only, 2 adds
@@ -29,38 +32,33 @@ enum SchemaCatalog {
     /// `_roster_changes.batch`: the store's own connection logs each transaction as one
     /// entry per entity holding its keys and rows before (``ChangeBatch``, written by
     /// ``ChangeCapture``), with a partial index on those entries; a Roster that reads format
-    /// 5 would miss them, and must refuse the file.
-    static let logFormat = 6
-    /// The oldest format whose files a read-only store reads as they are.
-    static let oldestReadableFormat = 3
-    /// The column of a before-image table that holds the log entry's `seq`.
-    static let beforeSequenceColumn = "_roster_seq"
+    /// 5 would miss them, and must refuse the file. 7 keeps a trigger's before-image in its
+    /// log row (columns `old0` …) instead of a table per entity, numbers entries by row id
+    /// instead of `AUTOINCREMENT`, and drops the partial index: a logged update costs one
+    /// insert instead of two, with nothing else to maintain. A Roster that reads format 6
+    /// would look for the before-images where they no longer are.
+    static let logFormat = 7
+    /// The oldest format whose files a read-only store reads as they are: the layout of
+    /// before-images changed in format 7.
+    static let oldestReadableFormat = 7
 
-    /// The table of before-images of `entity`.
-    static func beforeTable(_ entity: Entity) -> String { Identifier.quoted("_roster_before_\(entity.name)") }
+    /// The column of `_roster_changes` that holds the value of an entity's attribute
+    /// number `index` (in the entity's order) before the write an entry logs.
+    static func imageColumn(_ index: Int) -> String { "old\(index)" }
 
     /// Creates the store's tables if the file does not have them yet, and brings the
     /// change log of a file written by an older Roster up to the current log format, in
     /// one transaction that keeps every log entry and before-image (a reader in another
-    /// process may not have read them yet):
-    ///
-    /// - format 1 (keys only): creates the before-image tables and the triggers of the
-    ///   entities that have triggers (every entity, in a file Roster wrote);
-    /// - format 2 (before-images under `seq`): renames that column `_roster_seq` in the
-    ///   before-image tables and their triggers (see ``renameSequenceColumns(of:on:)``);
-    /// - formats 3 and 4: the triggers of the entities that have them are written again
-    ///   (format 5's compare values by bytes);
-    /// - formats 1 to 5: `_roster_changes` gains the column `batch` and its partial index.
-    ///
-    /// Every older format ends with the triggers written again, as format 1's are.
+    /// process may not have read them yet): see ``upgradeLog(from:on:)``.
     ///
     /// - Throws: ``StoreError/database(_:)`` for a format newer than ``logFormat`` or one
-    ///   no Roster wrote, without changing anything.
+    ///   no Roster wrote, or a log that is not as its format made it, without changing
+    ///   anything.
     static func install(on connection: Connection) throws(StoreError) {
         do throws(DatabaseError) {
             try connection.execute("""
                 CREATE TABLE IF NOT EXISTS _roster_entities(name TEXT NOT NULL PRIMARY KEY, definition TEXT NOT NULL);
-                CREATE TABLE IF NOT EXISTS _roster_changes(seq INTEGER PRIMARY KEY AUTOINCREMENT, entity TEXT NOT NULL, key, batch BLOB);
+                CREATE TABLE IF NOT EXISTS _roster_changes(seq INTEGER PRIMARY KEY, entity TEXT, key, batch BLOB);
                 CREATE TABLE IF NOT EXISTS _roster_meta(name TEXT NOT NULL PRIMARY KEY, value);
                 INSERT OR IGNORE INTO _roster_meta(name, value) VALUES ('pruned_through', 0);
                 INSERT OR IGNORE INTO _roster_meta(name, value) VALUES ('store_id', lower(hex(randomblob(16))));
@@ -73,45 +71,27 @@ enum SchemaCatalog {
         } catch {
             throw .database(error)
         }
-        let format: Int64
-        do throws(DatabaseError) {
-            guard let older = try formatToUpgrade(on: connection) else {
-                try connection.execute("COMMIT")
-                return
-            }
-            format = older
-        } catch {
-            if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
-            throw .database(error)
-        }
-        let entities: [Entity]
         do throws(StoreError) {
-            entities = try loadEntities(from: connection).values.sorted(by: { $0.name < $1.name })
-            if format == 2 {
-                do { try renameSequenceColumns(of: entities, on: connection) } catch { throw .database(error) }
+            let format: Int64
+            do throws(DatabaseError) {
+                guard let older = try formatToUpgrade(on: connection) else {
+                    try connection.execute("COMMIT")
+                    return
+                }
+                format = older
+            } catch {
+                throw .database(error)
+            }
+            try upgradeLog(from: format, on: connection)
+            do {
+                try connection.execute("INSERT OR REPLACE INTO _roster_meta(name, value) VALUES ('log_format', \(logFormat));\nCOMMIT;")
+            } catch {
+                throw .database(error)
             }
         } catch {
             if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
             throw error
         }
-        var sql = ""
-        // Only entities that have a change log get the current one: an entity nobody
-        // watches needs none (it is created when a live query first watches it).
-        let logged: Set<String>
-        do { logged = try entitiesWithTriggers(on: connection) } catch {
-            if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
-            throw .database(error)
-        }
-        for entity in entities where logged.contains(entity.name.lowercased()) { sql += changeLog(for: entity) }
-        let hasBatches: Bool
-        do { hasBatches = try hasBatchColumn(on: connection) } catch {
-            if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
-            throw .database(error)
-        }
-        if !hasBatches { sql += "ALTER TABLE _roster_changes ADD COLUMN batch BLOB;\n" }
-        sql += "CREATE INDEX IF NOT EXISTS _roster_changes_batches ON _roster_changes(entity, seq) WHERE batch IS NOT NULL;\n"
-        sql += "INSERT OR REPLACE INTO _roster_meta(name, value) VALUES ('log_format', \(logFormat));\nCOMMIT;"
-        try run(sql, on: connection)
     }
 
     /// Whether `_roster_changes` has the column `batch` (format 6 and later).
@@ -144,74 +124,8 @@ enum SchemaCatalog {
         }
     }
 
-    /// Upgrades a format 2 file, inside the caller's write transaction: renames the
-    /// before-image tables' column `seq` to `_roster_seq`, in the tables' definitions and
-    /// in the triggers that fill them.
-    ///
-    /// The column is each table's `INTEGER PRIMARY KEY`, which SQLite stores as the row id,
-    /// not in the rows: renaming it changes the schema's text and nothing stored, so every
-    /// log entry and before-image stays as it was. The text is rewritten in place for all
-    /// tables at once, as SQLite documents for schema changes that leave the stored content
-    /// alone (<https://www.sqlite.org/lang_altertable.html#otheralter>: `writable_schema`,
-    /// then a new `schema_version`, which makes every connection load the new schema).
-    /// `ALTER TABLE … RENAME COLUMN` would do the same one table at a time, but re-parses
-    /// the whole schema for each: minutes for a file with thousands of entities.
-    ///
-    /// The rewritten schema is then loaded and checked — every before-image table has
-    /// `_roster_seq` as its key, no trigger still names `seq`, and each entity's triggers
-    /// compile — so a file whose text is not what format 2 wrote fails here, and the
-    /// caller's rollback leaves it as it was.
-    ///
-    /// - Throws: ``DatabaseError`` when the schema cannot be rewritten or does not check.
-    private static func renameSequenceColumns(of entities: [Entity], on connection: Connection) throws(DatabaseError) {
-        // Format 2 wrote `CREATE TABLE "_roster_before_E"(seq INTEGER PRIMARY KEY, …)` and,
-        // in the replace, update and delete triggers, `INSERT INTO "_roster_before_E"(seq, …)`.
-        // Only those rows are touched, and in them only that text.
-        let version = try integer("PRAGMA schema_version", on: connection)
-        try connection.execute("PRAGMA writable_schema = ON")
-        do throws(DatabaseError) {
-            try connection.execute("""
-                UPDATE sqlite_schema
-                SET sql = replace(sql, '"(seq INTEGER PRIMARY KEY, ', '"(\(beforeSequenceColumn) INTEGER PRIMARY KEY, ')
-                WHERE type = 'table' AND name IN (SELECT '_roster_before_' || name FROM _roster_entities);
-                UPDATE sqlite_schema
-                SET sql = replace(sql, '"(seq, ', '"(\(beforeSequenceColumn), ')
-                WHERE type = 'trigger' AND name IN (
-                    SELECT '_roster_' || e.name || '_' || kind.value
-                    FROM _roster_entities AS e,
-                         (SELECT 'replace' AS value UNION ALL SELECT 'update' UNION ALL SELECT 'delete') AS kind);
-                PRAGMA schema_version = \(version + 1);
-                """)
-        } catch {
-            try? connection.execute("PRAGMA writable_schema = RESET")
-            throw error
-        }
-        // Stops writing the schema, and loads the rewritten one.
-        try connection.execute("PRAGMA writable_schema = RESET")
-        let unrenamed = try connection.prepare("""
-            SELECT e.name FROM _roster_entities AS e
-            WHERE NOT EXISTS (SELECT 1 FROM pragma_table_info('_roster_before_' || e.name) AS c
-                              WHERE c.name = '\(beforeSequenceColumn)' AND c.pk = 1)
-            UNION ALL
-            SELECT tbl_name FROM sqlite_schema
-            WHERE type = 'trigger' AND name LIKE '\\_roster\\_%' ESCAPE '\\' AND instr(sql, '"(seq, ') > 0
-            LIMIT 1
-            """)
-        if try unrenamed.step() {
-            throw DatabaseError(code: .cantOpen, message: "cannot upgrade the change log of entity \(unrenamed.column(0)) from format 2: its before-image table or triggers are not as format 2 made them; nothing was changed")
-        }
-        // Compiling a write compiles the triggers it fires, against the new schema.
-        for entity in entities {
-            let table = Identifier.quoted(entity.name)
-            let key = Identifier.quoted(entity.key.name)
-            _ = try connection.prepare("INSERT INTO \(table)(\(key)) VALUES (NULL)")
-            _ = try connection.prepare("UPDATE \(table) SET \(key) = \(key) WHERE 0")
-            _ = try connection.prepare("DELETE FROM \(table) WHERE 0")
-        }
-    }
-
     /// The integer a one-row query returns (0 when it returns none).
-    private static func integer(_ sql: String, on connection: Connection) throws(DatabaseError) -> Int64 {
+    static func integer(_ sql: String, on connection: Connection) throws(DatabaseError) -> Int64 {
         let statement = try connection.prepare(sql)
         guard try statement.step(), case let .integer(value) = statement.column(0) else { return 0 }
         return value
@@ -273,22 +187,14 @@ enum SchemaCatalog {
     }
 
     /// Adds the columns `migrated` has beyond `existing` to its table and records the new
-    /// definition, in one transaction; when the entity has a change log (its table of
-    /// before-images exists), adds them there too and rewrites its triggers in the same
-    /// transaction. An entity without one gets it, complete, when it is first watched.
+    /// definition, in one transaction; when the entity has a change log (its triggers
+    /// exist), rewrites its triggers in the same transaction, with an image column for each
+    /// new attribute. An entity without one gets it, complete, when it is first watched.
     static func migrate(from existing: Entity, to migrated: Entity, on connection: Connection) throws(StoreError) {
         let table = Identifier.quoted(migrated.name)
         do {
             try connection.execute("BEGIN IMMEDIATE")
         } catch {
-            throw .database(error)
-        }
-        let isLogged: Bool
-        do {
-            // Decided under the write lock: another process may be creating it right now.
-            isLogged = try hasTable(named: "_roster_before_\(migrated.name)", on: connection)
-        } catch {
-            try? connection.execute("ROLLBACK")
             throw .database(error)
         }
         var sql = ""
@@ -301,11 +207,14 @@ enum SchemaCatalog {
         for attribute in migrated.attributes where attribute.relationship != nil && existing.attribute(named: attribute.name)?.relationship == nil {
             sql += relationshipIndex(migrated, attribute)
         }
-        if isLogged {
-            for attribute in migrated.attributes where existing.attribute(named: attribute.name) == nil {
-                sql += "ALTER TABLE \(beforeTable(migrated)) ADD COLUMN \(Identifier.quoted(attribute.name));\n"
+        do {
+            // Decided under the write lock: another process may be creating it right now.
+            if try entitiesWithTriggers(on: connection).contains(migrated.name.lowercased()) {
+                sql += try changeLogs(for: [migrated], on: connection)
             }
-            sql += changeLog(for: migrated)
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw .database(error)
         }
         sql += "UPDATE _roster_entities SET definition = '\(EntityDefinition.describe(migrated))' WHERE name = '\(migrated.name)';\nCOMMIT;"
         try run(sql, on: connection)

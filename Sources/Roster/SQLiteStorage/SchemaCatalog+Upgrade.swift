@@ -1,0 +1,105 @@
+/// Bringing the change log of a file written by an older Roster to the current format.
+extension SchemaCatalog {
+    /// Brings a change log in format 1 to 6 to format 7, inside the caller's write
+    /// transaction, keeping every entry and before-image (a reader in another process may
+    /// not have read them yet):
+    ///
+    /// - the store's triggers are dropped (they name the tables this replaces) and those of
+    ///   every entity that had them are written again, as format 7 makes them;
+    /// - `_roster_changes` is rebuilt as format 7 has it — `seq` the row id rather than
+    ///   `AUTOINCREMENT`, no `NOT NULL`, no partial index, the columns `old0` … — with
+    ///   every entry under its `seq`; each before-image (formats 2 to 6 kept them in a table
+    ///   `_roster_before_<Entity>`, keyed by `seq` in format 2 and `_roster_seq` after)
+    ///   moves into its entry's row, and those tables are dropped;
+    /// - when pruning had removed the newest entries, an entry that names no entity keeps
+    ///   the newest number, so that no number is ever given out twice (what
+    ///   `AUTOINCREMENT` promised; format 7's pruning never deletes the newest entry).
+    ///
+    /// A file that is not as its format made it (a before-image table without its key
+    /// column, or without a column of its entity) is refused with what is wrong; the
+    /// caller's rollback leaves it as it was.
+    static func upgradeLog(from format: Int64, on connection: Connection) throws(StoreError) {
+        let entities = try loadEntities(from: connection).values.sorted(by: { $0.name < $1.name })
+        do throws(DatabaseError) {
+            let logged = try entitiesWithTriggers(on: connection)
+            let images = try beforeImageTables(of: entities, format: format, on: connection)
+            let isCurrentTable = try integer("""
+                SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = '_roster_changes'
+                AND sql NOT LIKE '%AUTOINCREMENT%' AND sql NOT LIKE '%NOT NULL%'
+                """, on: connection) == 1
+            let width = entities.filter { logged.contains($0.name.lowercased()) }.map(\.attributes.count).max() ?? 0
+            let hasBatches = try hasBatchColumn(on: connection)
+            if !isCurrentTable || !images.isEmpty || !hasBatches {
+                try rebuildChangesTable(moving: images, width: width, on: connection)
+            }
+            try connection.execute(changeLogs(for: entities.filter { logged.contains($0.name.lowercased()) }, on: connection))
+        } catch {
+            throw .database(error)
+        }
+    }
+
+    /// The tables of before-images an older format holds, each with its entity and the
+    /// column that holds its entries' `seq`.
+    private static func beforeImageTables(of entities: [Entity], format: Int64, on connection: Connection)
+        throws(DatabaseError) -> [(entity: Entity, table: String, sequence: String)] {
+        let sequence = format == 2 ? "seq" : "_roster_seq"
+        var tables: [(entity: Entity, table: String, sequence: String)] = []
+        let key = try connection.prepare("SELECT 1 FROM pragma_table_info(?, 'main') WHERE name = ? AND pk = 1")
+        for entity in entities {
+            let name = "_roster_before_\(entity.name)"
+            guard try hasTable(named: name, on: connection) else { continue }
+            try key.bind([.string(name), .string(sequence)])
+            defer { key.reset() }
+            guard try key.step() else {
+                throw DatabaseError(code: .cantOpen, message: "cannot upgrade the change log of entity \(entity.name) from format \(format): its table of before-images \(name) has no key column '\(sequence)', as that format made it; nothing was changed")
+            }
+            tables.append((entity, Identifier.quoted(name), sequence))
+        }
+        return tables
+    }
+
+    /// Rebuilds `_roster_changes` in format 7 with `width` image columns (at least as many
+    /// as the widest entity with before-images), moving those into their entries' rows.
+    private static func rebuildChangesTable(moving images: [(entity: Entity, table: String, sequence: String)],
+                                            width: Int, on connection: Connection) throws(DatabaseError) {
+        let width = max(width, images.map(\.entity.attributes.count).max() ?? 0)
+        var sql = ""
+        let triggers = try connection.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE '\\_roster\\_%' ESCAPE '\\'")
+        while try triggers.step() {
+            if case let .string(name) = triggers.column(0) { sql += "DROP TRIGGER \(Identifier.quoted(name));\n" }
+        }
+        let columns = (0..<width).map { ", \(imageColumn($0))" }.joined()
+        let batch = try hasBatchColumn(on: connection) ? "batch" : "NULL"
+        sql += """
+            CREATE TABLE _roster_changes_upgrade(seq INTEGER PRIMARY KEY, entity TEXT, key, batch BLOB\(columns));
+            INSERT INTO _roster_changes_upgrade(seq, entity, key, batch) SELECT seq, entity, key, \(batch) FROM _roster_changes;
+
+            """
+        try connection.execute(sql)
+        for (entity, table, sequence) in images {
+            let targets = entity.attributes.indices.map(imageColumn).joined(separator: ", ")
+            let values = entity.attributes.map { "b.\(Identifier.quoted($0.name))" }.joined(separator: ", ")
+            do {
+                try connection.execute("""
+                    UPDATE _roster_changes_upgrade SET (\(targets)) = (\(values))
+                    FROM \(table) AS b WHERE _roster_changes_upgrade.seq = b.\(Identifier.quoted(sequence))
+                    """)
+            } catch {
+                throw DatabaseError(code: .cantOpen, message: "cannot upgrade the change log of entity \(entity.name): its before-images cannot be moved into the log (\(error.message)); nothing was changed")
+            }
+        }
+        // The newest number given out: the log's own, or, when pruning removed the newest
+        // entries, what `AUTOINCREMENT` and the pruning mark remember.
+        var newest = try integer("SELECT value FROM _roster_meta WHERE name = 'pruned_through'", on: connection)
+        if try hasTable(named: "sqlite_sequence", on: connection) {
+            newest = max(newest, try integer("SELECT seq FROM sqlite_sequence WHERE name = '_roster_changes'", on: connection))
+        }
+        let logged = try integer("SELECT coalesce(max(seq), 0) FROM _roster_changes_upgrade", on: connection)
+        if newest > logged {
+            try connection.execute("INSERT INTO _roster_changes_upgrade(seq) VALUES (\(newest))")
+        }
+        try connection.execute("DROP TABLE _roster_changes;\n"
+            + images.map { "DROP TABLE \($0.table);\n" }.joined()
+            + "ALTER TABLE _roster_changes_upgrade RENAME TO _roster_changes;")
+    }
+}
