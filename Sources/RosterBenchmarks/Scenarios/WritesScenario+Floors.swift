@@ -45,10 +45,10 @@ extension WritesScenario {
                 let keys = 1_000 + round * ways.count + offset
                 try tidy(store, other)
                 let insert = try measure(under: way, on: other) {
-                    try write("insert", count: count, round: keys, to: other)
+                    try write("insert", keys: 0..<count, round: keys, to: other)
                 }
                 samples["insert \(way)", default: Durations()].append(insert)
-                try write("delete", count: count, round: keys, to: other)
+                try write("delete", keys: 0..<count, round: keys, to: other)
                 try tidy(store, other)
                 let update = try measure(under: way, on: other) {
                     try other.execute("UPDATE Post SET score = score + 1")

@@ -8,7 +8,9 @@ import Roster
 /// `write`; tracked by the preupdate hook, one log entry per transaction) and through
 /// another plain SQLite connection (prepared statements in one `BEGIN IMMEDIATE`; tracked
 /// by the triggers). A round inserts k new posts, updates their score, deletes them, and
-/// finally updates every row's score in one statement; the four ways take turns.
+/// finally updates every row's score in one statement; the four ways take turns. A round
+/// writes one row ``singleRowRepeats`` times (a transaction each), so that the median of a
+/// write that takes a fraction of a millisecond is not one sample's noise.
 ///
 /// Each write starts after housekeeping that is not timed: the store reads what the other
 /// connection wrote and prunes the log (`pollExternalChanges`; otherwise the store's next
@@ -30,13 +32,17 @@ enum WritesScenario {
 
     static func run(_ configuration: BenchmarkConfiguration, reporter: BenchmarkReporter) throws {
         reporter.print("")
-        reporter.print("writes: the write alone (begin → commit returned), ms, median of \(configuration.rounds) rounds;")
+        reporter.print("writes: the write alone (begin → commit returned), ms, median of \(configuration.rounds) rounds")
+        reporter.print("  (one-row writes: of \(singleRowRepeats) transactions a round);")
         reporter.print("  ratio = with a change log / without (store: preupdate hook; other connection: triggers)")
         table.header.forEach(reporter.print)
         for size in configuration.sizes {
             try run(size: size, rounds: configuration.rounds, reporter: reporter)
         }
     }
+
+    /// How many one-row writes each round times, each in its own transaction.
+    static let singleRowRepeats = 25
 
     private static func run(size: Int, rounds: Int, reporter: BenchmarkReporter) throws {
         reporter.progress("writes N=\(size): filling two tables")
@@ -64,16 +70,22 @@ enum WritesScenario {
                 let fixture = way.isTracked ? tracked : plain
                 let other = others[way.isTracked ? 1 : 0]
                 for count in counts {
+                    // A one-row write takes a fraction of a millisecond, where the machine's
+                    // noise is as large: it is timed on `singleRowRepeats` rows, a
+                    // transaction each, rather than once a round.
+                    let batches = count == 1 ? (0..<singleRowRepeats).map { $0..<($0 + 1) } : [0..<count]
                     for operation in ["insert", "update", "delete"] {
-                        try tidy(fixture.store, other)
-                        let nanoseconds = try measure {
-                            if way.throughStore {
-                                try write(operation, count: count, round: round, to: fixture.store)
-                            } else {
-                                try write(operation, count: count, round: round, to: other)
+                        for keys in batches {
+                            try tidy(fixture.store, other)
+                            let nanoseconds = try measure {
+                                if way.throughStore {
+                                    try write(operation, keys: keys, round: round, to: fixture.store)
+                                } else {
+                                    try write(operation, keys: keys, round: round, to: other)
+                                }
                             }
+                            samples["\(operation) \(count) \(way.name)", default: Durations()].append(nanoseconds)
                         }
-                        samples["\(operation) \(count) \(way.name)", default: Durations()].append(nanoseconds)
                     }
                 }
                 try tidy(fixture.store, other)
@@ -103,6 +115,7 @@ enum WritesScenario {
             reporter.print(table.line(cells))
         }
         try runFloors(size: size, rounds: rounds, on: plain.store, through: others[0], reporter: reporter)
+        try runMemoryJournal(size: size, rounds: rounds, plain: plain.store, tracked: tracked.store, reporter: reporter)
     }
 
     /// The housekeeping before each write, not timed.
@@ -119,10 +132,10 @@ enum WritesScenario {
 
     static func key(_ index: Int, round: Int) -> String { "w\(round)-\(index)" }
 
-    /// k rows through the store's API, in one transaction.
-    private static func write(_ operation: String, count: Int, round: Int, to store: Store) throws {
+    /// The rows `keys` through the store's API, in one transaction.
+    private static func write(_ operation: String, keys: Range<Int>, round: Int, to store: Store) throws {
         try store.write {
-            for index in 0..<count {
+            for index in keys {
                 let key = Value.string(key(index, round: round))
                 switch operation {
                 case "insert":
@@ -137,8 +150,8 @@ enum WritesScenario {
         }
     }
 
-    /// The same k rows through prepared statements of another connection, in one transaction.
-    static func write(_ operation: String, count: Int, round: Int, to database: RawDatabase) throws {
+    /// The same rows through prepared statements of another connection, in one transaction.
+    static func write(_ operation: String, keys: Range<Int>, round: Int, to database: RawDatabase) throws {
         let sql = switch operation {
         case "insert": "INSERT INTO Post(id, day, rank, score, title, pinned) VALUES (?, '2026-10-15', ?, 1.0, ?, 0)"
         case "update": "UPDATE Post SET score = ? WHERE id = ?"
@@ -146,7 +159,7 @@ enum WritesScenario {
         }
         let statement = try database.prepare(sql)
         try database.execute("BEGIN IMMEDIATE")
-        for index in 0..<count {
+        for index in keys {
             let key = key(index, round: round)
             switch operation {
             case "insert":
