@@ -36,6 +36,7 @@ enum LegacyChangeLog {
         sql += """
             DROP TABLE _roster_changes;
             ALTER TABLE _roster_changes6 RENAME TO _roster_changes;
+            DELETE FROM sqlite_sequence WHERE name = '_roster_changes';
             INSERT INTO sqlite_sequence(name, seq) SELECT '_roster_changes', coalesce(max(seq), 0) FROM _roster_changes;
             CREATE INDEX _roster_changes_batches ON _roster_changes(entity, seq) WHERE batch IS NOT NULL;
 

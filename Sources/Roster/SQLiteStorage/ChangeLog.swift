@@ -31,8 +31,10 @@ extension SchemaCatalog {
     ///   new key (when the key itself changed) with no before-image;
     /// - delete: logs the key with the old row.
     ///
-    /// Each is one `INSERT OR IGNORE` into a table without constraints: nothing in it can
-    /// fail, so it adds no statement journal of its own to the writer's statement.
+    /// Each writes with `INSERT OR IGNORE` into a table without constraints: nothing in it
+    /// can fail, so it adds no statement journal of its own to the writer's statement. That
+    /// text is also how ``hasChangeLog(of:on:)`` and the schema check tell these triggers
+    /// from an older format's (``currentTriggerMark``).
     static func changeLog(for entity: Entity) -> String {
         let table = Identifier.quoted(entity.name)
         let key = Identifier.quoted(entity.key.name)
@@ -63,22 +65,30 @@ extension SchemaCatalog {
         return sql
     }
 
+    /// Text that every trigger of the current format holds and no older format's does
+    /// (they inserted without `OR IGNORE`). An older Roster still open on the file when it
+    /// was upgraded puts its own triggers back when it misses its table of before-images;
+    /// ``hasChangeLog(of:on:)`` and the schema check then take the entity's change log for
+    /// missing, and write the current one again.
+    static let currentTriggerMark = "INSERT OR IGNORE INTO _roster_changes"
+
     /// The names of the triggers that make up an entity's change log, lowercased, as
     /// SQLite compares names.
     static func changeLogObjectNames(of entity: Entity) -> [String] {
         ["insert", "replace", "update", "delete"].map { "_roster_\(entity.name)_\($0)".lowercased() }
     }
 
-    /// Whether the file holds the entity's whole change log (four triggers, and an image
-    /// column in `_roster_changes` for each attribute), as the connection sees it.
+    /// Whether the file holds the entity's whole change log (four triggers of the current
+    /// format, and an image column in `_roster_changes` for each attribute), as the
+    /// connection sees it.
     ///
     /// Triggers can only be found in `sqlite_schema`, which has no index: this reads the
     /// whole schema table once, so call it once per entity (when it is first watched), not
     /// per delivery.
     static func hasChangeLog(of entity: Entity, on connection: Connection) throws(DatabaseError) -> Bool {
         let names = changeLogObjectNames(of: entity)
-        let statement = try connection.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND lower(name) IN (?, ?, ?, ?)")
-        try statement.bind(names.map { .string($0) })
+        let statement = try connection.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND lower(name) IN (?, ?, ?, ?) AND instr(sql, ?) > 0")
+        try statement.bind(names.map { .string($0) } + [.string(currentTriggerMark)])
         defer { statement.reset() }
         guard try statement.step(), case let .integer(count) = statement.column(0), count == Int64(names.count) else { return false }
         return try imageColumnCount(on: connection) >= entity.attributes.count

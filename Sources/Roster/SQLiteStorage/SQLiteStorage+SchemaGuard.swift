@@ -55,9 +55,12 @@ extension SQLiteStorage {
                     check.broken[entity.name] = .schemaMismatch(entity: entity.name, reason: "its change-log triggers were removed by another connection, and a read-only store cannot put them back")
                 }
             } else {
-                do {
-                    try writer.execute("BEGIN IMMEDIATE")
-                    try writer.execute(SchemaCatalog.changeLogs(for: missingTriggers, on: writer) + "COMMIT;")
+                do throws(StoreError) {
+                    do { try writer.execute("BEGIN IMMEDIATE") } catch { throw .database(error) }
+                    // As the file records each entity: another process may have added attributes.
+                    var entities: [Entity] = []
+                    for entity in missingTriggers { entities.append(try SchemaCatalog.recordedEntity(named: entity.name, on: writer) ?? entity) }
+                    do { try writer.execute(SchemaCatalog.changeLogs(for: entities, on: writer) + "COMMIT;") } catch { throw .database(error) }
                 } catch {
                     if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
                     for entity in missingTriggers {
@@ -144,11 +147,14 @@ extension SQLiteStorage {
         return names
     }
 
-    /// The names of the store's triggers and tables in the file, lowercased: read in one
-    /// pass over `sqlite_schema` (which has no index), not once per entity, so that a check
-    /// costs time in proportion to the number of entities, not to its square.
+    /// The names of the store's triggers of the current format in the file, lowercased
+    /// (``SchemaCatalog/currentTriggerMark``): read in one pass over `sqlite_schema` (which
+    /// has no index), not once per entity, so that a check costs time in proportion to the
+    /// number of entities, not to its square.
     private func changeLogObjectNames() throws(DatabaseError) -> Set<String> {
-        let statement = try reader.prepare("SELECT lower(name) FROM sqlite_schema WHERE type IN ('trigger', 'table') AND name LIKE '\\_roster\\_%' ESCAPE '\\'")
+        let statement = try reader.prepare("SELECT lower(name) FROM sqlite_schema WHERE type = 'trigger' AND name LIKE '\\_roster\\_%' ESCAPE '\\' AND instr(sql, ?) > 0")
+        try statement.bind([.string(SchemaCatalog.currentTriggerMark)])
+        defer { statement.reset() }
         var names: Set<String> = []
         while try statement.step() {
             if case let .string(name) = statement.column(0) { names.insert(name) }

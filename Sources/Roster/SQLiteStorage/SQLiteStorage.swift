@@ -19,7 +19,7 @@ final class SQLiteStorage {
     let tracker: ChangeTracker
     /// The schema version last checked by ``checkSchema(of:observed:)``.
     var knownSchemaVersion: Int64 = 0
-    /// Entities whose change log (triggers and table of before-images) this backend has
+    /// Entities whose change log (its four triggers) this backend has
     /// found or created in the file, so that a new live query on them costs no look-up.
     /// ``checkSchema(of:observed:)`` keeps it up to date when another connection changes
     /// the schema.

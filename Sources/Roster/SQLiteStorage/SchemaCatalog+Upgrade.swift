@@ -33,8 +33,12 @@ extension SchemaCatalog {
                 try rebuildChangesTable(moving: images, width: width, on: connection)
             }
             try connection.execute(changeLogs(for: entities.filter { logged.contains($0.name.lowercased()) }, on: connection))
-        } catch {
+        } catch where error.message.hasSuffix("nothing was changed") {
             throw .database(error)
+        } catch {
+            throw .database(DatabaseError(code: .cantOpen, extendedCode: error.extendedCode,
+                                          message: "cannot upgrade the change log from format \(format) to \(logFormat): \(error.message); nothing was changed",
+                                          sql: error.sql))
         }
     }
 
@@ -85,7 +89,7 @@ extension SchemaCatalog {
                     FROM \(table) AS b WHERE _roster_changes_upgrade.seq = b.\(Identifier.quoted(sequence))
                     """)
             } catch {
-                throw DatabaseError(code: .cantOpen, message: "cannot upgrade the change log of entity \(entity.name): its before-images cannot be moved into the log (\(error.message)); nothing was changed")
+                throw DatabaseError(code: .cantOpen, message: "cannot upgrade the change log of entity \(entity.name): its before-images in \(table) cannot be moved into the log (\(error.message)); nothing was changed")
             }
         }
         // The newest number given out: the log's own, or, when pruning removed the newest
@@ -98,8 +102,12 @@ extension SchemaCatalog {
         if newest > logged {
             try connection.execute("INSERT INTO _roster_changes_upgrade(seq) VALUES (\(newest))")
         }
-        try connection.execute("DROP TABLE _roster_changes;\n"
-            + images.map { "DROP TABLE \($0.table);\n" }.joined()
-            + "ALTER TABLE _roster_changes_upgrade RENAME TO _roster_changes;")
+        // Renamed as SQLite did before 3.26 (`legacy_alter_table`): without re-checking every
+        // view and trigger, so that a view of the user's that reads `_roster_changes` (and
+        // will find it again under that name) does not fail the upgrade.
+        try connection.execute("DROP TABLE _roster_changes;\n" + images.map { "DROP TABLE \($0.table);\n" }.joined())
+        try connection.execute("PRAGMA legacy_alter_table = ON")
+        defer { try? connection.execute("PRAGMA legacy_alter_table = OFF") }
+        try connection.execute("ALTER TABLE _roster_changes_upgrade RENAME TO _roster_changes")
     }
 }

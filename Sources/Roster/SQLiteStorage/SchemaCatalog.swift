@@ -20,7 +20,6 @@
 /// - `_roster_meta(name, value)`: `pruned_through`, the last log entry that was removed;
 ///   `log_format`, the version of the triggers and log table the file holds.
 enum SchemaCatalog {
-    static let changesTable = "_roster_changes"
     /// The version of the change log's triggers and tables: 1 logs keys only, 2 adds
     /// before-images under a column `seq`, 3 names that column `_roster_seq`, 4 creates an
     /// entity's change log when it is first watched rather than when it is defined (so an
@@ -140,8 +139,14 @@ enum SchemaCatalog {
             let format = try connection.prepare("SELECT value FROM _roster_meta WHERE name = 'log_format'")
             let current = try format.step() ? format.column(0) : .null
             format.reset()
-            guard case let .integer(number) = current, number >= Int64(oldestReadableFormat), number <= Int64(logFormat) else {
-                throw DatabaseError(code: .cantOpen, message: "the store's change log has format \(current), but a read-only store needs format \(oldestReadableFormat) to \(logFormat): open it read-write once with this Roster to upgrade it")
+            let readable = oldestReadableFormat == logFormat ? "format \(logFormat)" : "format \(oldestReadableFormat) to \(logFormat)"
+            switch current {
+            case let .integer(number) where number > Int64(logFormat):
+                throw DatabaseError(code: .cantOpen, message: "the store's change log has format \(number), written by a newer Roster, but a read-only store of this Roster needs \(readable): open it with a newer Roster")
+            case let .integer(number) where number >= Int64(oldestReadableFormat):
+                return
+            default:
+                throw DatabaseError(code: .cantOpen, message: "the store's change log has format \(current), but a read-only store needs \(readable): open it read-write once with this Roster to upgrade it")
             }
         } catch {
             throw .database(error)
@@ -196,6 +201,16 @@ enum SchemaCatalog {
             try connection.execute("BEGIN IMMEDIATE")
         } catch {
             throw .database(error)
+        }
+        do throws(StoreError) {
+            // Decided under the write lock: the change log's images follow the attributes'
+            // order, which must be the one every process reads.
+            if let recorded = try recordedEntity(named: migrated.name, on: connection), recorded != existing {
+                throw .schemaMismatch(entity: migrated.name, reason: "another process changed its definition since this store read it (now \(EntityDefinition.describe(recorded))); open the store again to migrate from it. Nothing was changed")
+            }
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
         }
         var sql = ""
         for attribute in migrated.attributes where existing.attribute(named: attribute.name) == nil {

@@ -90,8 +90,7 @@ public struct Entity: Sendable, Hashable {
     /// Creates an entity after checking its names.
     ///
     /// Any identifier names an attribute — `seq`, `rowid`, `order` too — except those
-    /// starting with `_roster` in any case, which name the store's own tables and columns
-    /// (the change log keeps each before-image under a column `_roster_seq`).
+    /// starting with `_roster` in any case, which name the store's own tables and triggers.
     ///
     /// - Throws: ``SchemaError`` when a name is not an identifier (`[A-Za-z_][A-Za-z0-9_]*`),
     ///   is reserved for the store (starts with `_roster`, in any case), is used twice, or

@@ -106,7 +106,7 @@ extension Store {
 
     /// Makes sure the backend records the entity's writes before a live query starts
     /// watching it, starting it the first time any live query, in any process, watches the
-    /// entity (for SQLite: its change log, triggers and a table of before-images).
+    /// entity (for SQLite: its change log, four triggers).
     ///
     /// Starting takes the write lock, so every other writer's transaction either committed
     /// before — and the fetch that follows (in a read transaction begun after this commit)
