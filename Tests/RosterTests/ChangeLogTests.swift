@@ -219,6 +219,13 @@ struct ChangeLogTests {
         }
     }
 
+    /// What `watched`'s live query hears once `other` ran `sql` and the store looked.
+    func heard(by watched: Watched, after sql: String, on other: Connection) throws -> [ChangeGroup<Value, Value>] {
+        try other.execute(sql)
+        _ = try watched.store.pollExternalChanges()
+        return watched.recorder.takeGroups()
+    }
+
     /// An older Roster still open on the file when it was upgraded misses its table of
     /// before-images and puts its own triggers back, which log no image in the log's rows:
     /// this store takes them for a missing change log, writes the current one again, and
@@ -247,12 +254,8 @@ struct ChangeLogTests {
         // Logged as this Roster reads it again: a value written back is no change (which
         // entries without images cannot tell), a delete a delete.
         _ = watched.recorder.takeGroups()
-        try other.execute("BEGIN; UPDATE Post SET title = 'x' WHERE id = 'p2'; UPDATE Post SET title = 't' WHERE id = 'p2'; COMMIT")
-        _ = try store.pollExternalChanges()
-        #expect(watched.recorder.takeGroups().isEmpty)
-        try other.execute("DELETE FROM Post WHERE id = 'p2'")
-        #expect(try store.pollExternalChanges())
-        #expect(watched.recorder.takeGroups() == [ChangeGroup(objectChanges: [
+        #expect(try heard(by: watched, after: "BEGIN; UPDATE Post SET title = 'x' WHERE id = 'p2'; UPDATE Post SET title = 't' WHERE id = 'p2'; COMMIT", on: other).isEmpty)
+        #expect(try heard(by: watched, after: "DELETE FROM Post WHERE id = 'p2'", on: other) == [ChangeGroup(objectChanges: [
             ObjectChange(type: .delete, item: "p2", from: IndexPath(item: 1, section: 0), to: nil),
         ])])
     }
@@ -278,12 +281,8 @@ struct ChangeLogTests {
         let other = try Connection(path: store.path)
         defer { other.close() }
         // Written and written back, then only the new attribute: nothing, then an update.
-        try other.execute("BEGIN; UPDATE Post SET likes = 3 WHERE id = 'p2'; UPDATE Post SET likes = NULL WHERE id = 'p2'; COMMIT")
-        _ = try store.pollExternalChanges()
-        #expect(watched.recorder.takeGroups().isEmpty)
-        try other.execute("UPDATE Post SET likes = 4 WHERE id = 'p2'")
-        #expect(try store.pollExternalChanges())
-        #expect(watched.recorder.takeGroups() == [ChangeGroup(objectChanges: [
+        #expect(try heard(by: watched, after: "BEGIN; UPDATE Post SET likes = 3 WHERE id = 'p2'; UPDATE Post SET likes = NULL WHERE id = 'p2'; COMMIT", on: other).isEmpty)
+        #expect(try heard(by: watched, after: "UPDATE Post SET likes = 4 WHERE id = 'p2'", on: other) == [ChangeGroup(objectChanges: [
             ObjectChange(type: .update, item: "p2", from: IndexPath(item: 1, section: 0), to: IndexPath(item: 1, section: 0)),
         ])])
         #expect(watched.controller.object(at: IndexPath(item: 1, section: 0))?["likes"] == 4)
