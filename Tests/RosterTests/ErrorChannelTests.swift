@@ -101,6 +101,26 @@ struct ErrorChannelTests {
         #expect(setup.recorder.callbackOrderProblems.isEmpty)
     }
 
+    /// Entries are numbered by row id: after one numbered `Int64.max` (only another program
+    /// writes that), SQLite numbers the next ones at random, where a reader would miss
+    /// them. Every delivery reports it until the entry is gone; the queries then catch up.
+    @Test func aLogEntryNumberedAtTheLargestRowIDIsReportedNotReadPast() throws {
+        let setup = try Setup()
+        let before = setup.controller.snapshot
+        try setup.other.execute("""
+            INSERT INTO _roster_changes(seq, entity) VALUES (9223372036854775807, 'Elsewhere');
+            UPDATE Post SET rank = 7 WHERE id = 'p1'
+            """)
+        _ = try? setup.store.pollExternalChanges()
+        #expect(setup.recorder.errors.count == 1)
+        #expect("\(setup.recorder.errors.first.map { "\($0)" } ?? "")".contains("the largest number SQLite gives"))
+        #expect(setup.controller.snapshot == before)
+        try setup.other.execute("DELETE FROM _roster_changes WHERE seq = 9223372036854775807; UPDATE Post SET rank = 0 WHERE id = 'p3'")
+        try setup.store.pollExternalChanges()
+        #expect(setup.recorder.errors.count == 1)
+        #expect(try setup.isExact())
+    }
+
     @Test func aResyncWhoseReadFailsIsReportedAndRetriedFromWhatTheDelegateSaw() throws {
         let setup = try Setup()
         let before = setup.controller.snapshot

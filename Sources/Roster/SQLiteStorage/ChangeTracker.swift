@@ -135,8 +135,16 @@ final class ChangeTracker {
     }
 
     /// The last entry in the log, as the current read transaction sees it.
+    ///
+    /// - Throws: a ``DatabaseError`` when it is numbered `Int64.max`, which only another
+    ///   program can have written: SQLite then numbers the entries after it at random, and
+    ///   a reader would miss them; every delivery reports it until the entry is gone.
     func newestEntry() throws(DatabaseError) -> Int64 {
-        try Self.integer(from: maxStatement)
+        let newest = try Self.integer(from: maxStatement)
+        guard newest < .max else {
+            throw DatabaseError(code: .corrupt, message: "the change log's newest entry (_roster_changes.seq) is \(newest), the largest number SQLite gives: the entries after it are numbered at random and cannot be read in order. Another program wrote it; delete it to go on")
+        }
+        return newest
     }
 
     /// Notes the file's data version as the current read transaction sees it, so that

@@ -93,10 +93,10 @@ extension SchemaCatalog {
             }
         }
         // The newest number given out: the log's own, or, when pruning removed the newest
-        // entries, what `AUTOINCREMENT` and the pruning mark remember.
-        var newest = try integer("SELECT value FROM _roster_meta WHERE name = 'pruned_through'", on: connection)
+        // entries, what `AUTOINCREMENT` remembers (no entry was ever logged without it).
+        var newest: Int64 = 0
         if try hasTable(named: "sqlite_sequence", on: connection) {
-            newest = max(newest, try integer("SELECT seq FROM sqlite_sequence WHERE name = '_roster_changes'", on: connection))
+            newest = try integer("SELECT seq FROM sqlite_sequence WHERE name = '_roster_changes'", on: connection)
         }
         let logged = try integer("SELECT coalesce(max(seq), 0) FROM _roster_changes_upgrade", on: connection)
         if newest > logged {
