@@ -22,7 +22,7 @@ extension SchemaCatalog {
 
     /// The four triggers that fill the change log of `entity` (replacing those of an older
     /// format), as SQL to run inside a transaction; `_roster_changes` must have an image
-    /// column for each attribute (see ``changeLogs(for:on:)``).
+    /// column for each attribute, which is why callers go through ``changeLogs(for:on:)``.
     ///
     /// - insert: logs the key, with no before-image (the key did not exist);
     /// - replace (BEFORE INSERT, only when the key exists, as `INSERT OR REPLACE` does
@@ -35,7 +35,7 @@ extension SchemaCatalog {
     /// can fail, so it adds no statement journal of its own to the writer's statement. That
     /// text is also how ``hasChangeLog(of:on:)`` and the schema check tell these triggers
     /// from an older format's (``currentTriggerMark``).
-    static func changeLog(for entity: Entity) -> String {
+    private static func changeLog(for entity: Entity) -> String {
         let table = Identifier.quoted(entity.name)
         let key = Identifier.quoted(entity.key.name)
         let names = entity.attributes.map { Identifier.quoted($0.name) }

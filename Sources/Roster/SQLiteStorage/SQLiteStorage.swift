@@ -3,7 +3,7 @@
 /// Two connections: the *writer* runs writes and transactions; the *reader* reads
 /// committed state for live queries and the change log, in its own read transactions, so
 /// an open write transaction is never seen. Writes are recorded by triggers stored in the
-/// file (``SchemaCatalog/changeLog(for:)``), so commits from other connections and processes are recorded
+/// file (``SchemaCatalog/changeLogs(for:on:)``), so commits from other connections and processes are recorded
 /// too; ``ChangeTracker`` reads them.
 ///
 /// The file is in WAL mode with `synchronous = NORMAL`: a commit is atomic and survives a

@@ -21,18 +21,19 @@ extension SchemaCatalog {
     static func upgradeLog(from format: Int64, on connection: Connection) throws(StoreError) {
         let entities = try loadEntities(from: connection).values.sorted(by: { $0.name < $1.name })
         do throws(DatabaseError) {
-            let logged = try entitiesWithTriggers(on: connection)
+            let triggered = try entitiesWithTriggers(on: connection)
+            let logged = entities.filter { triggered.contains($0.name.lowercased()) }
             let images = try beforeImageTables(of: entities, format: format, on: connection)
             let isCurrentTable = try integer("""
                 SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = '_roster_changes'
                 AND sql NOT LIKE '%AUTOINCREMENT%' AND sql NOT LIKE '%NOT NULL%'
                 """, on: connection) == 1
-            let width = entities.filter { logged.contains($0.name.lowercased()) }.map(\.attributes.count).max() ?? 0
             let hasBatches = try hasBatchColumn(on: connection)
             if !isCurrentTable || !images.isEmpty || !hasBatches {
-                try rebuildChangesTable(moving: images, width: width, on: connection)
+                let width = (logged + images.map(\.entity)).map(\.attributes.count).max() ?? 0
+                try rebuildChangesTable(moving: images, width: width, keepingBatches: hasBatches, on: connection)
             }
-            try connection.execute(changeLogs(for: entities.filter { logged.contains($0.name.lowercased()) }, on: connection))
+            try connection.execute(changeLogs(for: logged, on: connection))
         } catch where error.message.hasSuffix("nothing was changed") {
             throw .database(error)
         } catch {
@@ -62,18 +63,18 @@ extension SchemaCatalog {
         return tables
     }
 
-    /// Rebuilds `_roster_changes` in format 7 with `width` image columns (at least as many
-    /// as the widest entity with before-images), moving those into their entries' rows.
+    /// Rebuilds `_roster_changes` in format 7 with `width` image columns (as many as the
+    /// widest entity that is logged or has before-images), moving those into their
+    /// entries' rows; `keepingBatches` when the old table has the column `batch`.
     private static func rebuildChangesTable(moving images: [(entity: Entity, table: String, sequence: String)],
-                                            width: Int, on connection: Connection) throws(DatabaseError) {
-        let width = max(width, images.map(\.entity.attributes.count).max() ?? 0)
+                                            width: Int, keepingBatches: Bool, on connection: Connection) throws(DatabaseError) {
         var sql = ""
         let triggers = try connection.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE '\\_roster\\_%' ESCAPE '\\'")
         while try triggers.step() {
             if case let .string(name) = triggers.column(0) { sql += "DROP TRIGGER \(Identifier.quoted(name));\n" }
         }
         let columns = (0..<width).map { ", \(imageColumn($0))" }.joined()
-        let batch = try hasBatchColumn(on: connection) ? "batch" : "NULL"
+        let batch = keepingBatches ? "batch" : "NULL"
         sql += """
             CREATE TABLE _roster_changes_upgrade(seq INTEGER PRIMARY KEY, entity TEXT, key, batch BLOB\(columns));
             INSERT INTO _roster_changes_upgrade(seq, entity, key, batch) SELECT seq, entity, key, \(batch) FROM _roster_changes;

@@ -294,7 +294,7 @@ enum SchemaCatalog {
     }
 
     /// The SQL that creates the entity's table and records it, to run inside a transaction.
-    /// Its change log (``changeLog(for:)``) is not part of it: see ``Store/ensureTracking(of:)``.
+    /// Its change log (``changeLogs(for:on:)``) is not part of it: see ``Store/ensureTracking(of:)``.
     ///
     /// SQLite itself spends time in proportion to the size of the schema on each `CREATE`
     /// (it reads `sqlite_schema` again to load the new object), so each definition costs a
