@@ -56,10 +56,11 @@ package final class BenchmarkReporter {
         json?.write(Data((measurement.jsonLine + "\n").utf8))
     }
 
-    /// Records median, p95 and max of some durations, in milliseconds.
+    /// Records median, p95, p99 and max of some durations, in milliseconds.
     func record(_ scenario: BenchmarkScenario, size: Int, _ metric: String, _ durations: Durations) {
         record(scenario, size: size, metric + ".median", durations.median, unit: "ms")
         record(scenario, size: size, metric + ".p95", durations.p95, unit: "ms")
+        record(scenario, size: size, metric + ".p99", durations.percentile(0.99), unit: "ms")
         record(scenario, size: size, metric + ".max", durations.max, unit: "ms")
     }
 

@@ -44,10 +44,10 @@ enum Format {
         return fixed(value, decimals: decimals)
     }
 
-    /// `median / p95 / max` in milliseconds.
+    /// `median / p95 / p99 / max` in milliseconds.
     static func summary(_ durations: Durations) -> String {
         guard !durations.isEmpty else { return "-" }
-        return "\(milliseconds(durations.median)) / \(milliseconds(durations.p95)) / \(milliseconds(durations.max))"
+        return [durations.median, durations.p95, durations.percentile(0.99), durations.max].map(milliseconds).joined(separator: " / ")
     }
 
     /// A ratio such as `24.1x`.

@@ -28,13 +28,13 @@ enum CommitScenario {
     }
 
     static let table = TextTable(labels: 2, [
-        ("N", 9), ("kind", 15), ("write", 24), ("Roster commit→batch", 24), ("baseline commit→batch", 24), ("base/Roster", 11),
+        ("N", 9), ("kind", 15), ("write", 32), ("Roster commit→batch", 32), ("baseline commit→batch", 32), ("base/Roster", 11),
     ])
 
     static func run(_ configuration: BenchmarkConfiguration, reporter: BenchmarkReporter) throws {
         reporter.print("")
         let checked = min(configuration.iterations, configuration.baselineIterations ?? configuration.iterations)
-        reporter.print("commit: single-row commits, \(configuration.iterations) of each kind\(checked < configuration.iterations ? " (the baseline runs the first \(checked))" : ""); ms as median / p95 / max")
+        reporter.print("commit: single-row commits, \(configuration.iterations) of each kind\(checked < configuration.iterations ? " (the baseline runs the first \(checked))" : ""); ms as median / p95 / p99 / max")
         reporter.print("  write = call → COMMIT done; Roster = COMMIT done → its didChangeContent built the batch;")
         reporter.print("  baseline = re-fetch all rows + SnapshotDiff + batch (ratio of medians: baseline / Roster)")
         table.header.forEach(reporter.print)

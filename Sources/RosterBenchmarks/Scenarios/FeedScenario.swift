@@ -15,14 +15,14 @@ enum FeedScenario {
     static let editedPerSync = 20
 
     static let table = TextTable(labels: 2, [
-        ("N", 9), ("sync", 10), ("write", 24), ("Roster commit→ready", 24), ("baseline commit→ready", 24), ("base/Roster", 11),
+        ("N", 9), ("sync", 10), ("write", 32), ("Roster commit→ready", 32), ("baseline commit→ready", 32), ("base/Roster", 11),
     ])
 
     static func run(_ configuration: BenchmarkConfiguration, reporter: BenchmarkReporter) throws {
         reporter.print("")
         reporter.print("feed: 500 posts re-synced in one transaction (50 new, 50 gone, 20 edited, 380 rewritten unchanged),")
         reporter.print("  then the same download synced again (unchanged: must report nothing); \(configuration.rounds) rounds;")
-        reporter.print("  ms as median / p95 / max; for 'unchanged', Roster = COMMIT done → the write call returned")
+        reporter.print("  ms as median / p95 / p99 / max; for 'unchanged', Roster = COMMIT done → the write call returned")
         table.header.forEach(reporter.print)
         for size in configuration.sizes {
             try run(size: size, rounds: configuration.rounds, reporter: reporter)

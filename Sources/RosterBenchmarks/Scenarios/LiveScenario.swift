@@ -9,12 +9,12 @@ import Roster
 /// incremental `ResultsController`. The commits alternate a new rank (a move, most often)
 /// and a new title (an update in place); each change must name the post written.
 enum LiveScenario {
-    static let table = TextTable([("N", 9), ("write", 24), ("takeChange()", 24)])
+    static let table = TextTable([("N", 9), ("write", 32), ("takeChange()", 32)])
 
     static func run(_ configuration: BenchmarkConfiguration, reporter: BenchmarkReporter) throws {
         reporter.print("")
         reporter.print("live: LiveResults.takeChange() after each of \(configuration.iterations) single-row commits (ranks and titles);")
-        reporter.print("  ms as median / p95 / max; write = the StoreQueue call")
+        reporter.print("  ms as median / p95 / p99 / max; write = the StoreQueue call")
         table.header.forEach(reporter.print)
         for size in configuration.sizes {
             try run(size: size, iterations: configuration.iterations, reporter: reporter)

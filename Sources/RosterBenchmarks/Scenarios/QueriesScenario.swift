@@ -14,13 +14,13 @@ enum QueriesScenario {
     static let queryCount = 100
 
     static let table = TextTable(labels: 2, [
-        ("N", 9), ("live queries", 12), ("write", 24), ("commit→all batches", 24), ("vs 1 query", 10),
+        ("N", 9), ("live queries", 12), ("write", 32), ("commit→all batches", 32), ("vs 1 query", 10),
     ])
 
     static func run(_ configuration: BenchmarkConfiguration, reporter: BenchmarkReporter) throws {
         reporter.print("")
         reporter.print("queries: the same \(max(2, configuration.iterations / 2 * 2)) single-row commits with 1 live query, then with \(queryCount);")
-        reporter.print("  ms as median / p95 / max; commit→all batches = COMMIT done → the store call returned")
+        reporter.print("  ms as median / p95 / p99 / max; commit→all batches = COMMIT done → the store call returned")
         table.header.forEach(reporter.print)
         for size in configuration.sizes {
             try run(size: size, iterations: configuration.iterations, reporter: reporter)

@@ -18,7 +18,7 @@ enum UnreadScenario {
     static let entriesPerFeed = 100
 
     static let table = TextTable(labels: 2, [
-        ("N", 9), ("feeds", 8), ("live query", 24), ("commit→batch+counts", 24), ("batch→counts µs", 16), ("baseline", 24), ("base/Roster", 11),
+        ("N", 9), ("feeds", 8), ("live query", 32), ("commit→batch+counts", 32), ("batch→counts µs", 16), ("baseline", 32), ("base/Roster", 11),
     ])
 
     static let request = FetchRequest(
@@ -29,7 +29,7 @@ enum UnreadScenario {
         reporter.print("")
         reporter.print("unread: N entries in N/\(entriesPerFeed) feeds, sectioned by feed.title (a relationship), unread count per feed;")
         reporter.print("  \(max(2, configuration.iterations / 2 * 2)) commits marking one entry read or unread, then renames of a feed of \(entriesPerFeed) entries;")
-        reporter.print("  ms as median / p95 / max from COMMIT done")
+        reporter.print("  ms as median / p95 / p99 / max from COMMIT done")
         table.header.forEach(reporter.print)
         for size in configuration.sizes {
             try run(size: size, iterations: max(2, configuration.iterations / 2 * 2), rounds: configuration.baselineIterations, reporter: reporter)
