@@ -35,6 +35,19 @@ struct BenchCommandTests {
             #expect(object.map { Set($0.keys) } == ["scenario", "N", "metric", "value", "unit"], "\(record)")
             #expect(object?["scenario"] as? String == "commit")
         }
+        // Each timed figure is summarized as median, p95, p99 and max, once each, in the
+        // table and in the JSON lines (Docs/Performance.md quotes median, p99 and max).
+        #expect(result.output.contains("ms as median / p95 / p99 / max"))
+        let metrics = records.compactMap { record in
+            (try? JSONSerialization.jsonObject(with: Data(record.utf8)) as? [String: Any])?["metric"] as? String
+        }
+        for size in ["2000", "20000"] {
+            let row = lines.first { $0.hasPrefix(size + " ") && $0.contains("insert") } ?? ""
+            #expect(row.components(separatedBy: " / ").count == 3 * 4 - 2, "not four figures a cell: \(row)")
+        }
+        for statistic in ["median", "p95", "p99", "max"] {
+            #expect(metrics.filter { $0 == "insert.roster.commit_to_batch.\(statistic)" }.count == 2, "insert \(statistic) not once a size")
+        }
     }
 
     @Test func aSampledBaselineStillChecksEveryCommitAndLiveResultsReportEach() throws {

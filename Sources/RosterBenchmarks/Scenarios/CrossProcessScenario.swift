@@ -106,7 +106,6 @@ enum CrossProcessScenario {
                 Format.milliseconds(durations.max), rowMode == .polling ? Format.ratio(ratio) : "",
             ]))
             reporter.record(.crossProcess, size: size, "\(rowMode.metric).commit_to_change", durations)
-            reporter.record(.crossProcess, size: size, "\(rowMode.metric).commit_to_change.p99", durations.percentile(0.99), unit: "ms")
         }
         reporter.record(.crossProcess, size: size, "ratio.polling_over_watching", ratio, unit: "x")
         if mode != .fileEvents {

@@ -104,7 +104,6 @@ enum ServerScenario {
                 metric == "refetch" ? Format.ratio(ratio) : "",
             ]))
             reporter.record(.server, size: size, "\(metric).commit_to_change", durations)
-            reporter.record(.server, size: size, "\(metric).commit_to_change.p99", durations.percentile(0.99), unit: "ms")
         }
         reporter.record(.server, size: size, "ratio.refetch_over_watching", ratio, unit: "x")
     }
