@@ -12,12 +12,11 @@ struct CommitPathTests {
         #expect(CommitPath.cheaper(touched: 1, results: results) == .rowByRow)
     }
 
-    /// As the crossover measured them (Docs/Performance.md, "A bulk commit in half the
-    /// instructions" and "A bulk commit at 1M"): row by row below about half a percent of
-    /// the results, re-sort from there — at 10,000 results up to all of them — and
-    /// re-fetch from somewhere between half and all of 100,000 results (the two measure
-    /// the same there) and between half and all of a million, where each touched row of a
-    /// re-sort costs more than reading every row in order.
+    /// As the crossover measured them (Docs/Performance.md, "Commit paths"): row by row
+    /// below about half a percent of the results, re-sort from there — at 10,000 results
+    /// up to all of them — and re-fetch from somewhere between half and all of 100,000
+    /// results (the two measure the same there) and between half and all of a million,
+    /// where each touched row of a re-sort costs more than reading every row in order.
     @Test(arguments: [
         (10_000, 10, CommitPath.rowByRow), (10_000, 500, .resort), (10_000, 5_000, .resort), (10_000, 10_000, .resort),
         (100_000, 100, .rowByRow), (100_000, 1_000, .resort), (100_000, 33_334, .resort), (100_000, 50_000, .resort),

@@ -12,8 +12,7 @@ import Foundation
 /// row, so it wins once a commit touches a large share of large results. All paths then
 /// read the touched rows, report them and build the batch alike, so those costs are left
 /// out. The constants, in microseconds on the machine of the figures, are fitted to `roster
-/// bench --scenario crossover` (release build; Docs/Performance.md, "A bulk commit in half
-/// the instructions", and the per-touched growth again in "A bulk commit at 1M").
+/// bench --scenario crossover` (release build; Docs/Performance.md, "Commit paths").
 package enum CommitPath: Sendable, Hashable {
     /// Apply each touched row to the tree: O(*k* log *n*).
     case rowByRow
