@@ -128,6 +128,10 @@ extension ScriptRunner {
         }
         let queryAdapter = request.reportsChangedAttributes
             ? BatchAdapter(keepsMoves: adapter.keepsMoves, reloadingAttributes: Set(reloading ?? [])) : adapter
+        // What `changed` can name: the entity's attributes, and key paths from it.
+        if let unknown = try reloading?.first(where: { try !isAttributeOrKeyPath($0, of: store.entity(named: entityName)) }) {
+            throw command.error("\"reload\" names '\(unknown)', which is neither an attribute of '\(entityName)' nor a key path from it")
+        }
         let controller = try ResultsController(store: store, request: request)
         try controller.setWindow(ScriptWindow.window(command.object["window"], of: store.entity(named: entityName)))
         let recorder = TraceRecorder(queryName: name, adapter: queryAdapter)
@@ -138,6 +142,20 @@ extension ScriptRunner {
         recorder.recordSnapshot(of: controller)
         printCounts(of: controller, recorder)
         recorder.recordAllAggregates(of: controller)
+    }
+
+    /// Whether `name` is an attribute of `entity`, or a key path (`feed.title`) through its
+    /// relationships to an attribute.
+    private func isAttributeOrKeyPath(_ name: String, of entity: Entity) -> Bool {
+        var current = entity
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        for (offset, part) in parts.enumerated() {
+            guard let attribute = current.attribute(named: part) else { return false }
+            if offset == parts.count - 1 { return true }
+            guard let destination = attribute.relationship?.destination, let next = store.entities[destination] else { return false }
+            current = next
+        }
+        return false
     }
 
     /// `count`: a live count of the objects that match a predicate.
@@ -153,9 +171,11 @@ extension ScriptRunner {
         recorder.liveCount(liveCount, didChangeTo: liveCount.count)
     }
 
-    /// A query's `aggregates`: an object of names to `{"count": predicate}` or `{"sum": attribute}`.
+    /// A query's `aggregates`: an object of names to `{"count": predicate}` or `{"sum": attribute}`;
+    /// missing, `null` or `false` for none.
     private func aggregates(_ json: JSONValue?, _ command: ScriptCommand) throws -> [Aggregate] {
         guard let json, !json.isNull else { return [] }
+        if case .bool(false) = json { return [] }
         guard case let .object(members) = json else {
             throw ScriptError("\"aggregates\" must be an object of names to {\"count\": predicate} or {\"sum\": attribute}, not \(json.serialized())")
         }

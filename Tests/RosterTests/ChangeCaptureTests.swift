@@ -325,12 +325,30 @@ struct ChangeBatchTests {
         #expect(throws: DatabaseError.self) { try self.entryCount([1] + varint(.max) + [1, 0, 0]) }
     }
 
-    @Test func aBatchWithAnotherColumnCountSaysItsRowsAreUnknown() throws {
-        let entries = try entries([1, 2, 1, 3, 1, 0x61, 0, 0])
+    /// A definition only ever appends attributes: a batch of fewer columns was written
+    /// before some were added, and reads them as null, as the table gave existing rows.
+    @Test func aBatchWrittenBeforeAttributesWereAddedReadsThemAsNull() throws {
+        // Two columns: a delete's row before ("a", 1), then an update of value 1 (old 0).
+        let entries = try entries([1, 2, 1, 3, 1, 0x61, 3, 1, 0x61, 1, 2, 3, 3, 1, 0x62, 1, 1, 1, 0])
+        guard entries.count == 2, case let .before(key, row) = entries[0], case let .changed(changedKey, values) = entries[1] else {
+            Issue.record("unexpected entries \(entries)")
+            return
+        }
+        #expect(key == .string("a") && row.count == attributes.count)
+        #expect(row[0] == .string("a") && row[2...].allSatisfy { $0 == .null }, "\(row)")
+        #expect(changedKey == .string("b"))
+        let changed = Array(values)
+        #expect(changed.count == 1 && changed.first?.index == 1, "\(changed)")
+    }
+
+    @Test func aBatchOfMoreColumnsThanTheEntitySaysItsRowsAreUnknown() throws {
+        let entries = try entries([1, 6, 1, 3, 1, 0x61, 0, 0, 0, 0, 0, 0])
         guard case .unknown? = entries.first else {
             Issue.record("unexpected entries \(entries)")
             return
         }
+        // An update's index past the batch's own columns is refused, not read.
+        #expect(throws: DatabaseError.self) { try self.entries([1, 2, 3, 3, 1, 0x62, 1, 2, 1, 0]) }
     }
 
     @Test func randomBytesAreReadOrRefusedNeverTrapped() {

@@ -175,6 +175,10 @@ final class IncrementalResults {
         return cache.row(forKey: key) ?? arena.partialRow(Int(id))
     }
 
+    func heldRow(forKey key: Value) -> [Value]? {
+        arena.id(forKey: key) == nil ? nil : cache.row(forKey: key)
+    }
+
     /// The rank of the row with this key. O(log n).
     func rank(ofKey key: Value) -> Int? {
         arena.id(forKey: key).flatMap { tree.rank(of: $0) }

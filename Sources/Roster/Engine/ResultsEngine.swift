@@ -26,6 +26,9 @@ protocol ResultsEngine: AnyObject {
     func indexPath(for key: Value) -> IndexPath?
     /// The row with this key as far as it is known without loading it (deleted rows).
     func knownRow(forKey key: Value) -> [Value]?
+    /// The whole row with this key as the engine holds it, read from nowhere; nil when it
+    /// holds only part of it (or the key is not in the results).
+    func heldRow(forKey key: Value) -> [Value]?
     /// The rank of the row with this key, or nil when it is not in the results.
     func rank(ofKey key: Value) -> Int?
     /// The key of the row at a rank.
@@ -96,6 +99,7 @@ final class RefetchingResults: ResultsEngine {
     func row(forKey key: Value) -> [Value]? { state.rowByKey[key] }
     func indexPath(for key: Value) -> IndexPath? { state.indexPath(for: key) }
     func knownRow(forKey key: Value) -> [Value]? { state.rowByKey[key] }
+    func heldRow(forKey key: Value) -> [Value]? { state.rowByKey[key] }
     func rank(ofKey key: Value) -> Int? { state.indexPath(for: key).map { state.sectionRange($0.section).lowerBound + $0.item } }
     func key(atRank rank: Int) -> Value { state.query.key(of: state.rows[rank]) }
     func sectionInfos() -> [SectionInfo] {

@@ -40,8 +40,10 @@ final class ChangeInbox: StoreObserver, Sendable {
             state.latestThrough = max(state.latestThrough, changes.through)
             return state.entity
         }
-        // A pruned log or a changed schema cannot say which keys changed: the consumer re-fetches.
-        if let reason = changes.resync {
+        // A pruned log or a changed schema cannot say which keys changed, nor can tracking
+        // that started after the fetch: the consumer re-fetches (and reports exactly the
+        // objects whose values differ).
+        if let reason = changes.resync ?? (changes.mustReread ? .schemaChanged : nil) {
             post(.resync(reason), isCommit: true)
             return
         }

@@ -74,8 +74,13 @@ extension ResultsController {
     /// Takes the whole results in place of a cold window's rows, and tells the delegate
     /// how the window changed from what it showed (nothing, when `fetched` is the state the
     /// window was read at) and the counts, now known.
+    ///
+    /// - Parameter comparingValues: whether commits may have gone unlogged since the window
+    ///   was read (``CommittedChanges/mustReread``): a shown row whose values differ from
+    ///   the window's is then updated too.
     @discardableResult
-    func adoptWholeResults(_ fetched: any ResultsEngine, touched: [Value: TouchedRow], resync: ResyncReason?) -> Bool {
+    func adoptWholeResults(_ fetched: any ResultsEngine, touched: [Value: TouchedRow], resync: ResyncReason?,
+                           comparingValues: Bool = false) -> Bool {
         guard let cold = coldWindow, let shown = windowTracker?.shown else { return false }
         let seen = pendingResync?.seen ?? shown
         let edits = pendingUserEdits
@@ -85,7 +90,9 @@ extension ResultsController {
         pendingResync = nil
         let now = placeWindow(in: fetched, seen: seen) ?? []
         let (change, start) = QueryChange.diff(
-            from: seen, editedBy: edits, to: now, resync: resync, isUpdated: { resync != nil || (touched[$0]?.isChanged ?? false) },
+            from: seen, editedBy: edits, to: now, resync: resync, isUpdated: { key in
+                resync != nil || (touched[key]?.isChanged ?? false) || (comparingValues && cold.rows[key] != fetched.row(forKey: key))
+            },
             removedRow: { touched[$0]?.before ?? cold.rows[$0] ?? fetched.row(forKey: $0) })
         guard report(change, in: fetched, from: start, touched: touched, shown: now) else { return false }
         reportCounts(of: fetched)
@@ -96,7 +103,7 @@ extension ResultsController {
     /// user's edits are due), the whole results are read in the delivery and taken.
     func applyToColdWindow(_ changes: CommittedChanges, touched: [Value: TouchedRow]) {
         let resync = pendingResync?.reason ?? changes.resync
-        guard !touched.isEmpty || !pendingUserEdits.isEmpty || resync != nil else { return }
+        guard !touched.isEmpty || !pendingUserEdits.isEmpty || resync != nil || changes.mustReread else { return }
         let fetched: any ResultsEngine
         do {
             fetched = try fetchEngine(query: query)
@@ -106,6 +113,6 @@ extension ResultsController {
             pendingUserEdits = []
             return
         }
-        adoptWholeResults(fetched, touched: touched, resync: resync)
+        adoptWholeResults(fetched, touched: touched, resync: resync, comparingValues: changes.mustReread)
     }
 }

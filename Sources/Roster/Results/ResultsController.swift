@@ -59,6 +59,10 @@ public final class ResultsController: LiveQueryRequest {
     /// Set when a read failed during a delivery: why the next delivery must re-fetch, and
     /// the results the delegate last saw, which the resync group starts from.
     var pendingResync: (reason: ResyncReason, seen: [ListSection<Value, Value>])?
+    /// The whole rows of a fetch made while the entity's tracking was still to start (the
+    /// query was registered inside a transaction or a delivery), by key: what ``reread(_:)``
+    /// compares the results with once tracking starts, then dropped. Nil otherwise.
+    var rowsBeforeTracking: [Value: [Value]]?
     /// The path every commit takes through the incremental engine, for the benchmarks and
     /// tests that compare them; nil (the default) takes the one estimated cheaper for each
     /// commit (``CommitPath/cheaper(touched:results:)``). Every path reports the same
@@ -160,9 +164,10 @@ public final class ResultsController: LiveQueryRequest {
             startAggregates(aggregates)
             return
         }
-        let (fetched, aggregates, position) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
-            (try fetchEngine(query: query), try store.fetchAggregates(query), store.storage.changeLogPosition)
+        let (fetched, aggregates, position, heldRows) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
+            (try fetchEngine(query: query), try store.fetchAggregates(query), store.storage.changeLogPosition, try rowsIfTrackingIsPending(query))
         }
+        rowsBeforeTracking = heldRows
         if var tracker = windowTracker {
             // Checked at the first fetch only: a window placed before keeps its anchor's
             // nearest neighbour when the anchor left meanwhile.
@@ -191,9 +196,10 @@ public final class ResultsController: LiveQueryRequest {
                            sections: pendingResync?.seen ?? shownNow)
     }
 
-    /// What the delegate last saw: the window's rows, or the whole results.
+    /// What the delegate last saw: while a failed delivery waits for its resync, the
+    /// results it left the delegate with; otherwise the window's rows, or the whole results.
     var shownNow: [ListSection<Value, Value>] {
-        windowTracker?.shown ?? engine?.snapshot ?? []
+        pendingResync?.seen ?? windowTracker?.shown ?? engine?.snapshot ?? []
     }
 
     /// Loads the results as ``performFetch()`` does, takes the token's window, and tells
@@ -341,9 +347,17 @@ public final class ResultsController: LiveQueryRequest {
         let (rows, aggregates) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
             (try store.fetchCommittedRows(query), try store.fetchAggregates(query))
         }
+        rowsBeforeTracking = query.entity.observedNames.contains(where: store.pendingTracking.contains) ? Self.byKey(rows, of: query) : nil
         self.request = request
-        // The results and the new rows are the same committed state: no value changed.
-        replaceResults(engine, query: query, rows: rows, updated: { _ in false })
+        if let pending = pendingResync {
+            // A failed delivery left the delegate behind the committed state: the new
+            // results are its resync, from what it last saw.
+            pendingResync = nil
+            replaceResults(engine, query: query, rows: rows, from: pending.seen, resync: pending.reason, updated: { _ in true })
+        } else {
+            // The results and the new rows are the same committed state: no value changed.
+            replaceResults(engine, query: query, rows: rows, updated: { _ in false })
+        }
         store.observerDidChangeEntities(self)
         if let aggregates, aggregateTracker != nil, pendingResync == nil {
             aggregateTracker?.replace(with: aggregates)
@@ -363,12 +377,22 @@ public final class ResultsController: LiveQueryRequest {
         let edits = pendingUserEdits
         pendingUserEdits = []
         let replacement = makeEngine(query: query, rows: rows)
+        let previousEntity = self.query.entity
         self.query = query
         engine = replacement
         let now = placeWindow(in: replacement, seen: seen) ?? replacement.snapshot
-        // Objects that leave by a sort or filter change are still stored: read them whole.
-        let (change, start) = QueryChange.diff(from: seen, editedBy: edits, to: now, resync: resync, isUpdated: updated,
-                                               removedRow: { previous.row(forKey: $0) ?? previous.knownRow(forKey: $0) })
+        // An object that leaves is reported as the previous results held it, laid out as the
+        // new query's rows (a request change or a migration may add attributes and key-path
+        // values); one they no longer hold (the delegate saw it before a failed delivery)
+        // as far as it is known: its key.
+        let (change, start) = QueryChange.diff(from: seen, editedBy: edits, to: now, resync: resync, isUpdated: updated, removedRow: { key in
+            if let row = previous.row(forKey: key) ?? previous.knownRow(forKey: key) {
+                return query.entity.row(row, from: previousEntity)
+            }
+            var row = [Value](repeating: .null, count: query.entity.attributes.count)
+            row[query.entity.keyIndex] = key
+            return row
+        })
         if windowTracker == nil {
             report(change, in: replacement, from: start)
         } else if report(change, in: replacement, from: start, shown: now) {
@@ -436,7 +460,7 @@ extension ResultsController: StoreObserver {
         }
         // The aggregates first, so that the delegate reads them current during the callbacks
         // (and a fetch it makes from one starts them over); announced after the rows.
-        guard takeIntoAggregates(touched, rebuilding: resync) else { return }
+        guard takeIntoAggregates(touched, rebuilding: resync ?? (changes.mustReread ? .readFailed : nil)) else { return }
         if coldWindow != nil {
             applyToColdWindow(changes, touched: touched)
         } else {
@@ -451,6 +475,10 @@ extension ResultsController: StoreObserver {
         guard let engine else { return }
         if let reason = pendingResync?.reason ?? changes.resync {
             resync(engine, because: reason)
+            return
+        }
+        if changes.mustReread {
+            reread(engine)
             return
         }
         let (touched, silent) = AttributeRelevance.separatingSilent(rows, for: query.attributeRelevance)
@@ -507,6 +535,40 @@ extension ResultsController: StoreObserver {
         pendingResync = nil
         // Which values changed is unknown: every object that stays is reported updated.
         replaceResults(engine, query: query, rows: rows, from: seen, resync: reason, updated: { _ in true })
+    }
+
+    /// Tracking of the entity started after this query's fetch, so the commits between
+    /// went unlogged (``CommittedChanges/mustReread``): reads the results again and reports
+    /// how they differ from what the delegate saw, as a commit's change — an object is
+    /// updated when its values differ from the ones the engine holds, or when the engine
+    /// no longer holds them whole.
+    private func reread(_ engine: any ResultsEngine) {
+        let rows: [[Value]]
+        do {
+            rows = try store.fetchCommittedRows(query)
+        } catch {
+            fail(error, seen: shownNow)
+            return
+        }
+        let fresh = Self.byKey(rows, of: query)
+        let before = rowsBeforeTracking ?? [:]
+        rowsBeforeTracking = nil
+        replaceResults(engine, query: query, rows: rows, updated: { key in
+            guard let held = before[key] ?? engine.heldRow(forKey: key) else { return true }
+            return held != fresh[key]
+        })
+    }
+
+    /// The query's whole rows by key when one of its entities' tracking is still to start
+    /// (``Store/pendingTracking``), read in the caller's read: what ``reread(_:)`` compares
+    /// with once it starts. Nil, and nothing read, otherwise.
+    private func rowsIfTrackingIsPending(_ query: BoundQuery) throws(StoreError) -> [Value: [Value]]? {
+        guard query.entity.observedNames.contains(where: store.pendingTracking.contains) else { return nil }
+        return Self.byKey(try store.fetchCommittedRows(query), of: query)
+    }
+
+    private static func byKey(_ rows: [[Value]], of query: BoundQuery) -> [Value: [Value]] {
+        Dictionary(rows.map { (query.key(of: $0), $0) }, uniquingKeysWith: { _, last in last })
     }
 
     /// A read failed: the delegate keeps the results it last saw, hears the error, and

@@ -76,8 +76,11 @@ struct ChangeBatch {
     /// Reads every entry of `bytes` in order.
     ///
     /// - Parameters:
-    ///   - attributes: the entity's attributes; a batch written with another count of
-    ///     columns yields ``Entry/unknown`` for each of its rows before.
+    ///   - attributes: the entity's attributes. A batch written with fewer columns was
+    ///     written before attributes were added (a definition only ever appends them): its
+    ///     rows are read as those attributes' values, the added ones null, as the table gave
+    ///     existing rows. One written with more columns yields ``Entry/unknown`` for each of
+    ///     its rows before.
     ///   - keyIndex: the key's position among `attributes`.
     /// - Throws: ``DatabaseError`` (`SQLITE_CORRUPT`) for bytes that are not a batch.
     static func forEachEntry(
@@ -97,33 +100,35 @@ struct ChangeBatch {
     ) throws(DatabaseError) -> Entry {
         let tag = try reader.byte()
         let key = try reader.value(as: attributes[keyIndex].type)
-        let matches = columns == UInt64(attributes.count)
+        // Written before attributes were added: the same attributes, in the same order, first.
+        let fits = columns <= UInt64(attributes.count)
         switch tag {
         case 0:
             return .inserted(key: key)
         case 1:
-            guard matches else {
+            guard fits else {
                 try reader.skipValues(columns)
                 return .unknown
             }
             var row: [Value] = []
             row.reserveCapacity(attributes.count)
-            for attribute in attributes { row.append(try reader.value(as: attribute.type)) }
+            for attribute in attributes.prefix(Int(columns)) { row.append(try reader.value(as: attribute.type)) }
+            while row.count < attributes.count { row.append(.null) }
             return .before(key: key, row: row)
         case 2:
             return .unknown
         case 3:
             let count = try reader.varint()
-            guard matches else {
+            guard fits else {
                 // Indexes of another row layout cannot be mapped: skip them, unread.
                 try reader.skipChanges(count)
                 return .unknown
             }
-            guard count <= UInt64(attributes.count) else { throw ByteReader.corrupt("an update changes more values than a row has") }
+            guard count <= columns else { throw ByteReader.corrupt("an update changes more values than a row has") }
             var values = ChangedValues()
             for _ in 0..<count {
                 let index = try reader.varint()
-                guard index < UInt64(attributes.count) else { throw ByteReader.corrupt("a changed value's index is past the row's end") }
+                guard index < columns else { throw ByteReader.corrupt("a changed value's index is past the row's end") }
                 values.append(Int(index), try reader.value(as: attributes[Int(index)].type))
             }
             return .changed(key: key, values: values)

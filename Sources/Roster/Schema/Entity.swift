@@ -165,6 +165,18 @@ public struct Entity: Sendable, Hashable {
     public func attribute(named attributeName: String) -> Attribute? {
         indexByName[attributeName].map { attributes[$0] }
     }
+
+    /// A row of `other` (another definition of this entity: before attributes were added,
+    /// or with other key-path values) laid out as this one's rows are: each value under its
+    /// attribute's name, null for a name `other` does not have (an attribute added since
+    /// holds null in objects that existed; a key-path value not read then is not known).
+    /// O(attributes).
+    func row(_ values: [Value], from other: Entity) -> [Value] {
+        guard other.attributes.map(\.name) != attributes.map(\.name) else { return values }
+        return attributes.map { attribute in
+            other.index(of: attribute.name).flatMap { values.indices.contains($0) ? values[$0] : nil } ?? .null
+        }
+    }
 }
 
 /// A schema that cannot be used: a bad name, a duplicate, a missing key.

@@ -46,6 +46,11 @@ struct CommittedChanges {
     /// Set when observers must re-fetch instead of applying rows: the log was pruned past
     /// the last entry read, or another connection changed the schema.
     var resync: ResyncReason?
+    /// Set for observers of an entity whose tracking started after their fetch (a live
+    /// query registered inside a transaction or a delivery): the writes between went
+    /// unlogged, so they read their results again and report what differs from what they
+    /// hold, as a commit's change — not a resync.
+    var mustReread = false
     /// The last change-log entry these changes include.
     var through: Int64 = 0
 }

@@ -116,8 +116,9 @@ extension Store {
     /// Where that order cannot hold — inside a transaction of this store's (the start would
     /// be part of it, and its earlier writes unrecorded), or during a delivery (the fetch
     /// reads in the round's read transaction, begun before) — starting waits for the next
-    /// delivery round outside a transaction, whose live queries on the entity then
-    /// re-fetch (a resync marked ``ResyncReason/schemaChanged``).
+    /// delivery round outside a transaction, whose live queries on the entity then read
+    /// their results again and report what differs from what they hold
+    /// (``CommittedChanges/mustReread``).
     ///
     /// Costs one look-up the first time an entity is watched, nothing after.
     ///
@@ -156,7 +157,8 @@ extension Store {
     /// transaction (``pendingTracking``), outside any transaction, before a round's read
     /// transaction begins.
     ///
-    /// - Returns: the entities whose live queries must re-fetch now (started), and those
+    /// - Returns: the entities whose live queries must read their results again now
+    ///   (started), and those
     ///   whose tracking could not start, with the error their live queries hear (they stay
     ///   pending, and are tried again at the next delivery).
     private func startPendingTracking() -> (started: Set<String>, failed: [String: StoreError]) {
@@ -198,10 +200,9 @@ extension Store {
                 try storage.beginCommittedRead()
                 // Entities whose tracking is still to start are left to that.
                 schema = try storage.checkSchema(of: Array(entitiesByName.values), observed: names.subtracting(pendingTracking))
-                schema.restored.formUnion(pending.started)
                 schema.broken.merge(pending.failed) { checked, _ in checked }
                 changes = try storage.collectChanges(of: entities.filter { schema.broken[$0.name] == nil })
-                if changes == nil && (isRetry || !schema.isEmpty) { changes = storage.changesAtCursor() }
+                if changes == nil && (isRetry || !schema.isEmpty || !pending.started.isEmpty) { changes = storage.changesAtCursor() }
             } catch {
                 // A failed read leaves the cursor where it was: the next delivery reads again.
                 storage.endCommittedRead(abandon: true)
@@ -212,7 +213,7 @@ extension Store {
             storage.noteCommittedState()
             // Before the observers read through key paths: the related objects as committed now.
             if let changes, !relatedRows.isEmpty {
-                if schema.isEmpty {
+                if schema.isEmpty && pending.started.isEmpty {
                     relatedRows.take(changes, collected: Set(entities.map(\.name)))
                 } else {
                     relatedRows = RelatedRows()
@@ -229,6 +230,10 @@ extension Store {
                         var resynced = changes
                         resynced.resync = .schemaChanged
                         observer.storeDidCommit(resynced, in: self)
+                    } else if observed.contains(where: pending.started.contains) {
+                        var reread = changes
+                        reread.mustReread = true
+                        observer.storeDidCommit(reread, in: self)
                     } else {
                         observer.storeDidCommit(changes, in: self)
                     }
