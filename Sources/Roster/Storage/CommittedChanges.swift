@@ -16,14 +16,19 @@ struct TouchedRow: Equatable {
         isChanged = before != after
     }
 
-    /// Touched rows as a live query bound to an entity of `count` attributes sees them:
-    /// cut to those, when the entity has gained attributes since (they are always added
-    /// at the end); as they are otherwise.
+    /// Touched rows as a live query bound to an entity of `count` attributes sees them.
+    /// Attributes are only ever added at the end, so a row of another width was read with
+    /// a definition of another age than the query's: one with more values is cut to the
+    /// query's attributes, one with fewer (logged before some were added) gets null for
+    /// the rest, as the table gave existing rows. Rows of the right width (all of them, but
+    /// across a migration) are returned as they are. O(rows).
     static func shown(_ rows: [Value: TouchedRow], attributeCount count: Int) -> [Value: TouchedRow] {
-        guard let sample = rows.first?.value, ((sample.after ?? sample.before)?.count ?? count) != count else { return rows }
-        return rows.mapValues { row in
-            TouchedRow(before: row.before.map { Array($0.prefix(count)) }, after: row.after.map { Array($0.prefix(count)) })
+        let fits = { (row: [Value]?) in row.map { $0.count == count } ?? true }
+        guard rows.values.contains(where: { !fits($0.before) || !fits($0.after) }) else { return rows }
+        let fitted = { (row: [Value]) -> [Value] in
+            row.count >= count ? Array(row.prefix(count)) : row + Array(repeating: .null, count: count - row.count)
         }
+        return rows.mapValues { row in TouchedRow(before: row.before.map(fitted), after: row.after.map(fitted)) }
     }
 }
 

@@ -1,0 +1,326 @@
+import Foundation
+import Testing
+@testable import Roster
+import RosterTestSupport
+import RosterUpdates
+
+/// Random runs that mix every feature a live query has — attributes added mid-run, key
+/// paths in predicates, sorts and sections, `filter` and `sort` changes, windows (offset
+/// and anchored, moved, resized, anchors deleted), resume tokens, aggregates, transactions
+/// that commit or roll back, queries registered inside transactions, another connection's
+/// writes and raw SQL — on SQLite and on PostgreSQL. After every step each live query must:
+///
+/// - have told its delegate only index paths the delegate had seen: its groups, replayed
+///   on what it showed before, apply (``ChangeGroup/apply(to:)`` refuses any other);
+/// - show what that replay gives (its snapshot);
+/// - equal a fresh query with the same request and window: the rows shown, their values
+///   on the attributes both see, the counts and the aggregates;
+/// - have heard no error (nothing here fails for a fresh query).
+///
+/// `ROSTER_MIXED_SEEDS=5000 swift test --filter MixedFeaturePropertyTests` for a long run
+/// (the default, 100 seeds a backend, is what CI runs).
+@Suite("Live queries stay exact when features mix")
+struct MixedFeaturePropertyTests {
+    static let seeds = 0..<(ProcessInfo.processInfo.environment["ROSTER_MIXED_SEEDS"].flatMap(Int.init) ?? 100)
+
+    @Test("SQLite: every step leaves every live query exact", arguments: MixedFeaturePropertyTests.seeds)
+    func sqlite(seed: Int) throws {
+        let store = try Store.temporary()
+        try MixedWorld(store: store, other: { try Store(path: store.path) }, seed: seed).run()
+    }
+
+    @Test("PostgreSQL: every step leaves every live query exact", arguments: MixedFeaturePropertyTests.seeds)
+    func postgres(seed: Int) throws {
+        guard let schema = try PostgresTestSchema.make() else { return }
+        defer { schema.drop() }
+        try MixedWorld(store: try Store(postgresURL: schema.url), other: { try Store(postgresURL: schema.url) }, seed: seed).run()
+    }
+}
+
+/// Entities `F(id, name)` and `T(id, n, s, f → F)`, to which steps add attributes
+/// `x0`, `x1`, …; a few live queries on `T`, each with the shown sections its delegate
+/// was told about.
+final class MixedWorld {
+    let store: Store
+    /// Another connection (another process, in effect); opened again after a migration,
+    /// as another process must.
+    var other: Store
+    let openOther: () throws -> Store
+    let seed: Int
+    var random: SplitMix64
+    var added = 0
+    var step = 0
+    var queries: [(controller: ResultsController, recorder: GroupRecorder, shown: [ListSection<Value, Value>])] = []
+    /// What happened so far, for a failure's message.
+    var log: [String] = []
+
+    /// - Parameter other: opens another connection to the same database, once the entities
+    ///   are defined there.
+    init(store: Store, other: @escaping () throws -> Store, seed: Int) throws {
+        try store.define(Entity("F", key: "id", attributes: [Attribute("id", .string), Attribute("name", .string)]))
+        try store.define(Self.tEntity(added: 0))
+        self.store = store
+        self.other = try other()
+        openOther = other
+        self.seed = seed
+        random = SplitMix64(seed: UInt64(seed) &* 7_919 &+ 17)
+        try store.write {
+            for index in 0..<4 { try store.insert("F", ["id": .string("f\(index)"), "name": .string(["a", "b", "c", "d"][index])]) }
+            for index in 0..<12 { try store.insert("T", randomRow(key: "t\(index)")) }
+        }
+    }
+
+    /// `T` with `added` attributes added since the start.
+    static func tEntity(added: Int) throws -> Entity {
+        var attributes = [Attribute("id", .string), Attribute("n", .integer), Attribute("s", .string), .relationship("f", to: "F", type: .string)]
+        for index in 0..<added { attributes.append(Attribute("x\(index)", index % 2 == 0 ? .string : .integer)) }
+        return try Entity("T", key: "id", attributes: attributes)
+    }
+
+    func tEntity() throws -> Entity { try Self.tEntity(added: added) }
+
+    func run() throws {
+        for _ in 0..<2 { try addQuery(insideTransaction: false) }
+        for index in 0..<30 {
+            step = index
+            try randomStep()
+            try check()
+        }
+    }
+
+    // MARK: Values
+
+    func pick<T>(_ choices: [T]) -> T { choices[Int.random(in: 0..<choices.count, using: &random)] }
+    func chance(_ oneIn: Int) -> Bool { Int.random(in: 0..<oneIn, using: &random) == 0 }
+
+    func randomKey() -> String { "t\(Int.random(in: 0..<16, using: &random))" }
+
+    func randomRow(key: String) -> [String: Value] {
+        var row: [String: Value] = ["id": .string(key), "n": chance(6) ? .null : .integer(Int64.random(in: 0..<8, using: &random)),
+                                    "s": chance(6) ? .null : .string(pick(["a", "b", "c"])),
+                                    "f": chance(5) ? .null : .string("f\(Int.random(in: 0..<5, using: &random))")]
+        for index in 0..<added where chance(2) { row["x\(index)"] = index % 2 == 0 ? .string(pick(["p", "q"])) : .integer(Int64.random(in: 0..<3, using: &random)) }
+        return row
+    }
+
+    /// Attributes a new request may name: the stored ones and a key path.
+    func attributeNames() -> [String] { ["n", "s", "f.name"] + (0..<added).map { "x\($0)" } }
+
+    func randomPredicate() throws -> QueryPredicate {
+        let name = pick(attributeNames())
+        let format: String
+        switch name {
+        case "n": format = "n \(pick(["<", ">=", "!=", "=="])) \(Int.random(in: 0..<8, using: &random))"
+        case "s", "f.name": format = "\(name) \(pick(["==", "!=", "<", ">"])) '\(pick(["a", "b", "c"]))'"
+        default: format = name.hasPrefix("x") && Int(name.dropFirst())! % 2 == 1 ? "\(name) != 1" : "\(name) == nil OR \(name) == 'p'"
+        }
+        return chance(4) ? .all : try QueryPredicate(format)
+    }
+
+    func randomRequest() throws -> FetchRequest {
+        var sort = [SortKey(pick(attributeNames()), ascending: chance(2))]
+        if chance(2) { sort.append(SortKey(pick(attributeNames()), ascending: chance(2))) }
+        let section: String? = chance(2) ? nil : pick(["s", "f.name"])
+        let aggregates: [Aggregate] = chance(2) ? [] : [.count("big", where: try QueryPredicate("n >= 4")), .sum("total", of: "n")]
+        return FetchRequest(entity: "T", predicate: try randomPredicate(), sortKeys: sort, sectionAttribute: section,
+                            reportsChangedAttributes: chance(3), aggregates: aggregates)
+    }
+
+    func randomWindow(in controller: ResultsController?) -> ResultsWindow? {
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0: return nil
+        case 1, 2: return .offset(Int.random(in: 0..<6, using: &random), length: Int.random(in: 0..<6, using: &random))
+        default:
+            let keys = controller?.snapshot.flatMap(\.items) ?? []
+            guard !keys.isEmpty else { return .offset(0, length: 3) }
+            let key = pick(keys)
+            return .anchored(key: key, before: Int.random(in: 0..<3, using: &random), after: Int.random(in: 0..<3, using: &random))
+        }
+    }
+
+    // MARK: Steps
+
+    func randomStep() throws {
+        switch Int.random(in: 0..<16, using: &random) {
+        case 0, 1, 2: try write(through: store, what: "store")
+        case 3: try write(through: other, what: "other connection"); _ = try store.pollExternalChanges()
+        case 4:
+            log.append("\(step): transaction, rolled back")
+            struct Rollback: Error {}
+            _ = try? store.write { try writeOnce(store); try writeOnce(store); throw Rollback() }
+        case 5:
+            log.append("\(step): raw SQL")
+            try store.execute(#"UPDATE "T" SET n = n + 1 WHERE n % 3 = 0"#)
+        case 6:
+            let key = "f\(Int.random(in: 0..<4, using: &random))"
+            log.append("\(step): rename \(key)")
+            try store.update("F", key: .string(key), ["name": .string(pick(["a", "b", "c", "d", "e"]))])
+        case 7 where added < 3:
+            log.append("\(step): add attribute x\(added)")
+            try migrate()
+        case 8, 9:
+            guard let index = queries.indices.randomElement(using: &random) else { return }
+            let request = try randomRequest()
+            log.append("\(step): query \(index) setRequest \(request.predicate.format) by \(request.sortKeys.map(\.attribute))")
+            try queries[index].controller.setRequest(request)
+        case 10, 11:
+            guard let index = queries.indices.randomElement(using: &random) else { return }
+            let window = randomWindow(in: queries[index].controller)
+            log.append("\(step): query \(index) window \(String(describing: window))")
+            try queries[index].controller.setWindow(window)
+        case 12:
+            try resume()
+        case 13 where queries.count < 5:
+            try addQuery(insideTransaction: chance(2))
+        case 14:
+            guard let key = queries.randomElement(using: &random)?.controller.window.flatMap({ window -> Value? in
+                if case let .anchored(key, _, _) = window { return key } else { return nil }
+            }) else { return try write(through: store, what: "store") }
+            log.append("\(step): delete the anchor \(key)")
+            if try store.fetch("T", key: key) != nil { try store.delete("T", key: key) }
+        default:
+            log.append("\(step): transaction of three writes")
+            try store.write { for _ in 0..<3 { try writeOnce(store) } }
+        }
+    }
+
+    /// Adds an attribute to `T`; the other connection opens again to see it.
+    func migrate() throws {
+        added += 1
+        try store.define(tEntity())
+        other = try openOther()
+    }
+
+    func write(through writer: Store, what: String) throws {
+        log.append("\(step): write through the \(what)")
+        try writeOnce(writer)
+    }
+
+    func writeOnce(_ writer: Store) throws {
+        let key = randomKey()
+        let exists = try writer.fetch("T", key: .string(key)) != nil
+        if exists && chance(3) {
+            try writer.delete("T", key: .string(key))
+        } else if exists {
+            var values = randomRow(key: key)
+            values.removeValue(forKey: "id")
+            if chance(2), let name = values.keys.randomElement(using: &random) { values = [name: values[name]!] }
+            try writer.update("T", key: .string(key), values)
+        } else {
+            try writer.insert("T", randomRow(key: key))
+        }
+    }
+
+    func addQuery(insideTransaction: Bool) throws {
+        let request = try randomRequest()
+        let controller = try ResultsController(store: store, request: request)
+        let recorder = GroupRecorder()
+        controller.delegate = recorder
+        if chance(3) { try controller.setWindow(randomWindow(in: nil).map { window in
+            if case .anchored = window { return .offset(1, length: 4) } else { return window }
+        }) }
+        log.append("\(step): new query \(queries.count) \(request.predicate.format)\(insideTransaction ? " inside a transaction" : "")")
+        // What the delegate sees once the fetch is done; the registering transaction's
+        // writes reach it at commit, as groups.
+        var registered: [ListSection<Value, Value>] = []
+        if insideTransaction {
+            try store.write {
+                try writeOnce(store)
+                try controller.performFetch()
+                registered = controller.snapshot
+                try writeOnce(store)
+            }
+        } else {
+            try controller.performFetch()
+            registered = controller.snapshot
+        }
+        queries.append((controller, recorder, registered))
+    }
+
+    func resume() throws {
+        guard let source = queries.randomElement(using: &random) else { return }
+        let token = try source.controller.resumeToken()
+        let saved = source.controller.snapshot
+        for _ in 0..<Int.random(in: 0...2, using: &random) { try writeOnce(chance(2) ? store : other) }
+        _ = try store.pollExternalChanges()
+        if chance(3), added < 3 {
+            log.append("\(step): add attribute x\(added) before resuming")
+            try migrate()
+        }
+        let controller = try ResultsController(store: store, request: source.controller.request)
+        let recorder = GroupRecorder()
+        controller.delegate = recorder
+        log.append("\(step): resume query from a token")
+        try controller.performFetch(resumingFrom: token)
+        queries.append((controller, recorder, saved))
+        if queries.count > 5 { queries.removeFirst() }
+    }
+
+    // MARK: Checks
+
+    func isInResults(_ key: Value, _ request: FetchRequest) throws -> Bool {
+        let whole = try ResultsController(store: store, request: request)
+        try whole.performFetch()
+        return whole.indexPath(for: key) != nil
+    }
+
+    func check() throws {
+        let context = "seed \(seed), after step \(step):\n" + log.suffix(12).joined(separator: "\n")
+        for index in queries.indices {
+            let (controller, recorder, before) = queries[index]
+            var shown = before
+            for group in recorder.takeGroups() {
+                do {
+                    shown = try group.apply(to: shown)
+                } catch {
+                    Issue.record("query \(index): a group its delegate cannot apply (\(error)) to \(shown)\n\(group)\n\(context)")
+                    return
+                }
+            }
+            queries[index].shown = shown
+            #expect(recorder.errors.isEmpty, "query \(index) heard \(recorder.errors)\n\(context)")
+            #expect(recorder.callbackOrderProblems.isEmpty, "query \(index): \(recorder.callbackOrderProblems)\n\(context)")
+            #expect(shown == controller.snapshot, "query \(index): what its delegate was told is not what it shows\n\(context)")
+            if controller.window != nil, let counts = controller.counts {
+                let whole = try ResultsController(store: store, request: controller.request)
+                try whole.performFetch()
+                #expect(counts.total == whole.snapshot.reduce(0) { $0 + $1.items.count }
+                        && counts.sections.map(\.name) == whole.snapshot.map(\.id)
+                        && counts.sections.map(\.numberOfObjects) == whole.snapshot.map(\.items.count),
+                        "query \(index): counts \(counts), the whole results \(whole.snapshot)\n\(context)")
+            }
+            if case let .anchored(anchor, _, _)? = controller.window, try store.fetch("T", key: anchor) == nil
+                || !(try isInResults(anchor, controller.request)) {
+                // No row to anchor on (the results emptied under the window): it shows none.
+                #expect(controller.snapshot.isEmpty,
+                        "query \(index): its anchor \(anchor) is gone, yet it shows \(controller.snapshot)\n\(context)")
+                continue
+            }
+            let fresh = try ResultsController(store: store, request: controller.request)
+            do {
+                try fresh.setWindow(controller.window)
+                try fresh.performFetch()
+            } catch {
+                Issue.record("query \(index) (window \(String(describing: controller.window)), showing \(controller.snapshot)): a fresh query with its request and window fails: \(error)\n\(context)")
+                return
+            }
+            guard fresh.snapshot == controller.snapshot else {
+                Issue.record("query \(index) shows \(controller.snapshot), a fresh query \(fresh.snapshot)\n\(context)")
+                return
+            }
+            for (sectionIndex, section) in controller.snapshot.enumerated() {
+                for item in section.items.indices {
+                    let path = IndexPath(item: item, section: sectionIndex)
+                    guard let live = controller.object(at: path), let now = fresh.object(at: path) else {
+                        Issue.record("query \(index): no object at \(path)\n\(context)")
+                        return
+                    }
+                    for attribute in live.entity.attributes.map(\.name) where now.entity.index(of: attribute) != nil {
+                        #expect(live[attribute] == now[attribute], "query \(index): \(live.key).\(attribute) is \(String(describing: live[attribute])), stored \(String(describing: now[attribute]))\n\(context)")
+                    }
+                }
+            }
+            #expect(controller.aggregates == fresh.aggregates, "query \(index): aggregates\n\(context)")
+        }
+    }
+}
