@@ -226,6 +226,38 @@ struct AggregateTests {
         #expect(recorder.takeGroups().count == 1)
     }
 
+    /// Found by ``MixedFeaturePropertyTests`` (seed 4976): loading a cold window's results
+    /// bound the query again to `T` as it is now, its key-path values laid out after the new
+    /// attribute, while the aggregates kept the old layout and read `x` as `f.name`.
+    @Test("a window opened cold, loaded after a migration, keeps key-path aggregates exact")
+    func coldWindowAfterMigration() throws {
+        let store = try Store.temporary()
+        let feed = try Entity("F", key: "id", attributes: [Attribute("id", .string), Attribute("name", .string)])
+        func entry(_ more: [Attribute]) throws -> Entity {
+            try Entity("T", key: "id", attributes: [Attribute("id", .string), Attribute("n", .integer), .relationship("f", to: "F", type: .string)] + more)
+        }
+        try store.define(feed)
+        try store.define(entry([]))
+        try store.write {
+            try store.insert("F", ["id": "f0", "name": "a"])
+            for (key, n) in [("t1", 1), ("t2", 2)] { try store.insert("T", ["id": .string(key), "n": .integer(Int64(n)), "f": "f0"]) }
+        }
+        let request = FetchRequest(entity: "T", predicate: try QueryPredicate("f.name < 'b'"), sortKeys: [SortKey("n")],
+                                   aggregates: [.sum("total", of: "n")])
+        let controller = try ResultsController(store: store, request: request)
+        let recorder = GroupRecorder()
+        controller.delegate = recorder
+        try controller.setWindow(.offset(0, length: 1))
+        try controller.performFetch()
+        try store.define(entry([Attribute("x", .string)]))
+        try controller.setWindow(.offset(0, length: 3))
+        try store.insert("T", ["id": "t3", "n": 4, "f": "f0", "x": "q"])
+        #expect(controller.aggregates?.numberOfObjects == 3)
+        #expect(controller.aggregates?["total"] == .integer(7))
+        #expect(recorder.takeAggregateChanges().last?.total["total"] == .integer(7))
+        #expect(controller.snapshot.flatMap(\.items) == ["t1", "t2", "t3"])
+    }
+
     @Test("a new predicate reports the aggregates it changed, sections gone with zero objects")
     func newRequest() throws {
         let store = try postStore()

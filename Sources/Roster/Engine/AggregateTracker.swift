@@ -11,8 +11,8 @@
 /// a group, so that ``takeChange()`` reports each group whose values differ from what it
 /// heard — over one commit or many coalesced, and across a rebuild.
 struct AggregateTracker: Sendable {
-    let query: BoundQuery
-    let aggregates: BoundAggregates
+    private(set) var query: BoundQuery
+    private(set) var aggregates: BoundAggregates
     private var total: Group
     private var sections: [Value: Group] = [:]
     /// The values the consumer last heard of every group touched since then, with which of
@@ -82,7 +82,8 @@ struct AggregateTracker: Sendable {
         var leaving: [[Value]] = []
         var joining: [[Value]] = []
         for row in touched.values where row.isChanged {
-            // Rows as wide as the request's; any other (none is expected) cannot be placed.
+            // Rows as wide as the query's: the results and the aggregates are bound together
+            // (``rebind(to:)``); any other cannot be placed.
             guard (row.before?.count ?? width) == width, (row.after?.count ?? width) == width else { continue }
             let before = row.before.flatMap { query.predicate.evaluate($0) ? $0 : nil }
             let after = row.after.flatMap { query.predicate.evaluate($0) ? $0 : nil }
@@ -95,6 +96,15 @@ struct AggregateTracker: Sendable {
         }
         add(leaving, sign: -1)
         add(joining, sign: 1)
+    }
+
+    /// Keeps the groups for the same request bound again — to an entity that gained
+    /// attributes, or key-path values laid out after them — so that the touched rows to
+    /// come, read for the results as they are bound now, are placed by their attributes.
+    mutating func rebind(to query: BoundQuery) {
+        guard let aggregates = query.aggregates, aggregates.terms.count == self.aggregates.terms.count else { return }
+        self.query = query
+        self.aggregates = aggregates
     }
 
     /// Takes `rebuilt`'s groups (the same query's, or a new request's, read again), as a

@@ -66,6 +66,7 @@ extension ResultsController {
         // Reading at the cursor may have delivered commits, which loaded the results.
         guard coldWindow != nil else { return }
         self.query = query
+        aggregateTracker?.rebind(to: query)
         // The same committed state as the window's, unless a delivery failed since: then
         // this is the resync it owes.
         if adoptWholeResults(fetched, touched: [:], resync: pendingResync?.reason) { resultsPosition = position }

@@ -23,12 +23,22 @@ struct TouchedRow: Equatable {
     /// the rest, as the table gave existing rows. Rows of the right width (all of them, but
     /// across a migration) are returned as they are. O(rows).
     static func shown(_ rows: [Value: TouchedRow], attributeCount count: Int) -> [Value: TouchedRow] {
-        let fits = { (row: [Value]?) in row.map { $0.count == count } ?? true }
-        guard rows.values.contains(where: { !fits($0.before) || !fits($0.after) }) else { return rows }
-        let fitted = { (row: [Value]) -> [Value] in
+        guard rows.values.contains(where: { !$0.fits(count) }) else { return rows }
+        return rows.mapValues { $0.fitted(to: count) }
+    }
+
+    /// Whether both rows have `count` values (a missing row fits).
+    func fits(_ count: Int) -> Bool {
+        (before?.count ?? count) == count && (after?.count ?? count) == count
+    }
+
+    /// The rows cut to `count` values, or given null for the attributes past their end.
+    func fitted(to count: Int) -> TouchedRow {
+        guard !fits(count) else { return self }
+        let fit = { (row: [Value]) -> [Value] in
             row.count >= count ? Array(row.prefix(count)) : row + Array(repeating: .null, count: count - row.count)
         }
-        return rows.mapValues { row in TouchedRow(before: row.before.map(fitted), after: row.after.map(fitted)) }
+        return TouchedRow(before: before.map(fit), after: after.map(fit))
     }
 }
 
