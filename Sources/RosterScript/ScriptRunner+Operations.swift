@@ -140,7 +140,7 @@ extension ScriptRunner {
         queries.append((name, controller, recorder))
         eventSources.append(recorder)
         recorder.recordSnapshot(of: controller)
-        printCounts(of: controller, recorder)
+        try printCounts(of: controller, recorder)
         recorder.recordAllAggregates(of: controller)
     }
 
@@ -203,18 +203,18 @@ extension ScriptRunner {
         eventSources.append(recorder)
         // A group ends with the snapshot; without one, the snapshot alone.
         if controller.lastChange == nil { recorder.recordSnapshot(of: controller) }
-        printCounts(of: controller, recorder)
+        try printCounts(of: controller, recorder)
         recorder.recordAllAggregates(of: controller)
     }
 
     /// A windowed query's `counts` event after it is registered: a window opened cold
     /// loads the whole results now, which reports them.
-    private func printCounts(of controller: ResultsController, _ recorder: TraceRecorder) {
+    private func printCounts(of controller: ResultsController, _ recorder: TraceRecorder) throws {
         guard controller.window != nil else { return }
         if let counts = controller.counts {
             recorder.controller(controller, didChangeCounts: counts)
         } else {
-            do { try controller.loadResults() } catch { recorder.controller(controller, didFailWith: error) }
+            do { try controller.loadResults() } catch let error as StoreError { recorder.controller(controller, didFailWith: error) }
         }
     }
 

@@ -73,7 +73,7 @@ package final class ScriptRunner {
     /// The second connection for `external` lines, opened on first use. It does not wait
     /// for locks: while the script holds a transaction open, an external write fails at
     /// once with SQLITE_BUSY, as another process's would after its timeout.
-    func externalConnection() throws(StoreError) -> ExternalConnection {
+    func externalConnection() throws -> ExternalConnection {
         if let external { return external }
         let connection = try ExternalConnection(path: store.path, busyTimeout: 0)
         external = connection

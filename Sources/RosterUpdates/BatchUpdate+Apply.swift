@@ -18,7 +18,7 @@ extension BatchUpdate {
     ///   deleted or inserted section, a section or item count that does not add up), naming
     ///   the rule, the path or section and the counts.
     /// - Complexity: O(*n* + *b* log *b*) for *n* items and *b* batch entries, expected.
-    public func apply<S, I>(to old: [ListSection<S, I>], new: [ListSection<S, I>]) throws(BatchError) -> [ListSection<S, I>] {
+    public func apply<S, I>(to old: [ListSection<S, I>], new: [ListSection<S, I>]) throws -> [ListSection<S, I>] {
         try checkUIKitRules(old: old, new: new)
 
         let deletedSections = Set(deleteSections)
@@ -69,7 +69,7 @@ extension BatchUpdate {
     /// - Throws: ``BatchError`` naming the first broken rule, or the first position where the
     ///   applied batch differs from `new`.
     /// - Complexity: O(*n* + *b* log *b*) for *n* items and *b* batch entries, expected.
-    public func validate<S, I>(old: [ListSection<S, I>], new: [ListSection<S, I>]) throws(BatchError) {
+    public func validate<S, I>(old: [ListSection<S, I>], new: [ListSection<S, I>]) throws {
         try checkAscending(deleteSections, named: "deleteSections", describe: String.init)
         try checkAscending(insertSections, named: "insertSections", describe: String.init)
         try checkAscending(deleteItems, named: "deleteItems", describe: { $0.listDescription })

@@ -16,7 +16,7 @@ extension ChangeGroup {
     ///   deleted section that still holds items or names another section, a section left
     ///   empty, or an item that appears twice in the result.
     /// - Complexity: O(*n* + *e* log *e*) for *n* items and *e* events, expected.
-    public func apply(to old: [ListSection<SectionID, ItemID>]) throws(BatchError) -> [ListSection<SectionID, ItemID>] {
+    public func apply(to old: [ListSection<SectionID, ItemID>]) throws -> [ListSection<SectionID, ItemID>] {
         try checkEventShapes()
         let departuresBySection = try departures(from: old)
         let deletedSections = try checkedSectionDeletes(old: old, departuresBySection: departuresBySection)
@@ -41,7 +41,7 @@ extension ChangeGroup {
     /// - Returns: The results before the change.
     /// - Throws: ``BatchError`` when the group does not lead to `new`.
     /// - Complexity: O(*n* + *e* log *e*) for *n* items and *e* events, expected.
-    public func unapply(to new: [ListSection<SectionID, ItemID>]) throws(BatchError) -> [ListSection<SectionID, ItemID>] {
+    public func unapply(to new: [ListSection<SectionID, ItemID>]) throws -> [ListSection<SectionID, ItemID>] {
         var inverse = ChangeGroup()
         inverse.sectionChanges = sectionChanges.map { change in
             SectionChange(type: change.type == .delete ? .insert : .delete, index: change.index, section: change.section)

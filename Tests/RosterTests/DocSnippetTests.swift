@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// Every ```` ```swift ```` block of the README and the Docs pages compiles against the
@@ -117,5 +118,79 @@ struct DocSnippetTests {
             return String(error)
         }
         #expect(result.status == 0 && errors.isEmpty, "\(errors.joined(separator: "\n"))")
+    }
+
+    /// The context as top-level code: each name a block does not declare itself.
+    static func topLevelContext(for snippet: Snippet) -> String {
+        let declared = snippet.lines.joined(separator: "\n")
+        return context.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { line in
+            guard line.hasPrefix("let "), let name = line.dropFirst(4).split(separator: " ").first else { return false }
+            return !declared.contains("let \(name) =") && !declared.contains("var \(name) =")
+        }.joined(separator: "\n")
+    }
+
+    /// What a new user wrote first (issue 36), top-level code that made Swift 6.3.1 abort
+    /// with "Found ownership error?!" while Roster's public API threw `StoreError` by type.
+    /// The compiler's bug, without Roster (crashes `swiftc -swift-version 6 main.swift`):
+    ///
+    /// ```swift
+    /// struct E: Error { var message: String }
+    /// func f() throws(E) -> [String: Int]? { ["a": 1] }
+    /// var p1 = try f()!
+    /// do { _ = try f() } catch let error as E { print(error) }
+    /// print(p1)
+    /// ```
+    ///
+    /// It needs typed throws of an error type that is not trivial, an `as` pattern (or a
+    /// `~=` one, like `catch StoreError.Code.duplicateKey`) and a global; in a function it
+    /// aborts too. Untyped `throws` does not: the public API throws `any Error`.
+    static let firstProgram = """
+        let store = try Store.temporary()
+        try store.define(Entity("Post", key: "id", attributes: [Attribute("id", .string), Attribute("title", .string)]))
+        try store.insert("Post", ["id": "p1", "title": "Hello"])
+        var p1 = try store.fetch("Post", key: "p1")!
+        do { try store.insert("Post", ["id": "p1", "title": "again"]) } catch let error as StoreError { print(error) }
+        do { try store.insert("Post", ["id": "p1", "title": "again"]) } catch StoreError.Code.duplicateKey { print("there") }
+        print(p1)
+        """
+
+    @Test(.enabled(if: Compiler.current != nil || Compiler.isCI, "needs swiftc and the build folder's modules (never skipped under CI=true)"))
+    func everySwiftBlockCompilesAsTopLevelCodeWithoutWarnings() throws {
+        let compiler = try #require(Compiler.current, "swiftc or the built modules were not found")
+        let firstProgram = Snippet(page: "DocSnippetTests.firstProgram", firstLine: 1, lines: Self.firstProgram.split(separator: "\n").map(String.init))
+        let snippets = try Self.pages().flatMap { page in try Self.snippets(in: page) } + [firstProgram]
+        let postRecord = Self.prelude.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("import ") && !$0.contains("SomeDelegate") }.joined(separator: "\n")
+        let failures = Mutex<[String]>([])
+        // Two compilers at a time: each is a separate program, and a machine has two cores.
+        DispatchQueue.concurrentPerform(iterations: 2) { lane in
+            for snippet in snippets.enumerated().filter({ $0.offset % 2 == lane }).map(\.element) {
+                let imports = snippet.lines.filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("import ") }
+                let body = snippet.lines.filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("import ") }
+                let declared = body.joined(separator: "\n")
+                let head = (["import Foundation", "import Roster"] + imports).joined(separator: "\n") + "\n"
+                    + (declared.contains("struct Post") ? "" : postRecord) + "\n"
+                    + (declared.contains("class SomeDelegate") ? "" : "final class SomeDelegate: ResultsControllerDelegate {}") + "\n"
+                    + Self.topLevelContext(for: snippet) + "\n"
+                let source = head + body.joined(separator: "\n") + "\n"
+                let firstBodyLine = head.split(separator: "\n", omittingEmptySubsequences: false).count
+                do {
+                    let result = try compiler.compile(source, named: "main", asTopLevelCode: true)
+                    let problems = result.output.split(separator: "\n").filter { $0.contains(": error: ") || $0.contains(": warning: ") }.map { line -> String in
+                        let parts = line.split(separator: ":", maxSplits: 3)
+                        if parts.count == 4, let fileLine = Int(parts[1]), fileLine >= firstBodyLine {
+                            return "\(snippet.page):\(snippet.firstLine + fileLine - firstBodyLine):\(parts[3])"
+                        }
+                        return "\(snippet.page):\(snippet.firstLine) (the context): \(line)"
+                    }
+                    if result.status != 0 || !problems.isEmpty {
+                        failures.withLock { $0.append(problems.isEmpty ? "\(snippet.page):\(snippet.firstLine): status \(result.status)\n\(result.output.suffix(2_000))" : problems.joined(separator: "\n")) }
+                    }
+                } catch {
+                    failures.withLock { $0.append("\(snippet.page):\(snippet.firstLine): \(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 }.joined(separator: "\n"))")
     }
 }

@@ -269,7 +269,7 @@ struct PostgresStoreTests {
         do {
             try fixture.store.execute(flaky(until: 100))
             Issue.record("a statement that always conflicts succeeded")
-        } catch {
+        } catch let error as StoreError {
             #expect(error.serverError?.isRetryable == true)
         }
         #expect(try other.query("SELECT last_value FROM attempts").integer(0, 0) == 3 + Int64(Store.maximumWriteAttempts))
@@ -281,7 +281,7 @@ struct PostgresStoreTests {
             do {
                 _ = try Store(postgresURL: url)
                 Issue.record("\(url) opened")
-            } catch {
+            } catch let error as StoreError {
                 #expect(error.code == .server)
                 #expect(error.description.contains("PostgreSQL"))
             }
@@ -291,7 +291,7 @@ struct PostgresStoreTests {
         do {
             _ = try Store(postgresURL: PostgresSchema.url(server, searchPath: "roster_no_such_schema"))
             Issue.record("a store opened on a schema that does not exist")
-        } catch {
+        } catch let error as StoreError {
             #expect(error.description.contains("names no schema"))
         }
     }
@@ -409,7 +409,7 @@ struct PostgresStoreTests {
             let store = try Store(postgresURL: url)
             try store.insert("Item", ["id": "x", "rank": 1])
             Issue.record("a role without rights wrote")
-        } catch {
+        } catch let error as StoreError {
             #expect(error.code == .server)
             #expect(error.description.contains("permission denied") || error.description.contains("no schema"), "\(error)")
         }
@@ -465,7 +465,7 @@ struct PostgresStoreTests {
             do {
                 try fixture.store.execute(sql)
                 Issue.record("ran: \(sql)")
-            } catch {
+            } catch let error as StoreError {
                 #expect(error.code == .rejectedSQL, "\(sql): \(error)")
             }
         }

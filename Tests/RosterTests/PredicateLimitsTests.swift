@@ -28,7 +28,7 @@ struct PredicateLimitsTests {
             _ = try QueryPredicate(format: format, arguments: [])
             return "no error"
         } catch {
-            return error.reason
+            return (error as? QueryPredicateError)?.reason ?? "not a QueryPredicateError: \(error)"
         }
     }
 

@@ -212,7 +212,7 @@ struct RawSQLTests {
         do {
             try store.execute("UPDATE Post SET rank = ? WHERE id = ?", arguments: [8])
             Issue.record("a missing argument was accepted")
-        } catch {
+        } catch let error as StoreError {
             #expect(error.databaseError?.code == .range, "\(error)")
         }
         // Arguments belong to one statement: a second one is refused, and the first undone.

@@ -48,15 +48,17 @@ struct StoreQueueIsolationTests {
         }()
 
         /// Compiles `source` through SIL, so that region-based isolation checking runs too,
-        /// and returns the compiler's exit status and diagnostics.
-        func compile(_ source: String, named name: String) throws -> (status: Int32, output: String) {
+        /// and returns the compiler's exit status and diagnostics. `asTopLevelCode`: the
+        /// source is a program's main file, its declarations globals — how users try a library.
+        func compile(_ source: String, named name: String, asTopLevelCode: Bool = false) throws -> (status: Int32, output: String) {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("roster-typecheck-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             let file = folder.appendingPathComponent("\(name).swift")
             try source.write(to: file, atomically: true, encoding: .utf8)
             return try Programs.run(executable: swiftc, [
-                "-emit-sil", "-o", "/dev/null", "-parse-as-library", "-swift-version", "6",
+                "-emit-sil", "-o", "/dev/null", "-swift-version", "6",
+            ] + (asTopLevelCode ? [] : ["-parse-as-library"]) + [
                 "-module-cache-path", folder.appendingPathComponent("cache").path,
                 "-I", modules.path,
                 // libpq's header, where Debian puts it (`pkg-config --cflags libpq`).

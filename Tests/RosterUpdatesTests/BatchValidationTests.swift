@@ -15,7 +15,7 @@ struct BatchValidationTests {
             try batch.validate(old: old, new: new)
             return nil
         } catch {
-            return error.message
+            return (error as? BatchError)?.message ?? "not a BatchError: \(error)"
         }
     }
 

@@ -13,7 +13,7 @@ struct ChangeGroupApplyTests {
             _ = try group.apply(to: old)
             return nil
         } catch {
-            return error.message
+            return (error as? BatchError)?.message ?? "not a BatchError: \(error)"
         }
     }
 

@@ -69,7 +69,7 @@ struct ReconfigureTests {
 
     @Test func aReconfigureOfAnInsertedOrMovedItemOrOutOfRangeIsRejected() {
         func rejection(_ batch: BatchUpdate) -> String? {
-            do { try batch.validate(old: old, new: new); return nil } catch { return error.message }
+            do { try batch.validate(old: old, new: new); return nil } catch { return (error as? BatchError)?.message ?? "not a BatchError: \(error)" }
         }
         let base = BatchUpdate(deleteItems: [path(0, 1)], insertItems: [path(0, 0)])
         var inserted = base

@@ -50,7 +50,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     /// Fetches the results and starts collecting changes.
     ///
     /// - Throws: ``StoreError`` when the request does not fit the store.
-    public init(queue: StoreQueue, request: FetchRequest, policy: DeliveryPolicy = .coalescing, adapter: BatchAdapter = BatchAdapter()) throws(StoreError) {
+    public init(queue: StoreQueue, request: FetchRequest, policy: DeliveryPolicy = .coalescing, adapter: BatchAdapter = BatchAdapter()) throws {
         self.queue = queue
         self.policy = policy
         self.adapter = adapter
@@ -112,7 +112,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     /// (``ResumeToken``), for ``init(queue:request:resumingFrom:policy:adapter:)``.
     ///
     /// - Throws: ``StoreError`` when the store cannot say its identifier.
-    public func resumeToken() throws(StoreError) -> ResumeToken {
+    public func resumeToken() throws -> ResumeToken {
         let identifier = try queue.withStore { store throws(StoreError) in try store.storage.storeIdentifier() }
         return consumer.withLock { consumer in
             // With nothing waiting, the consumer holds every delivery so far, whichever
@@ -220,13 +220,19 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     /// - Throws: ``StoreError`` when reading what was committed failed. Nothing is lost:
     ///   the results stay as the consumer last saw them, and the commits are read again at
     ///   the next delivery; call again to wait for it.
-    public func nextChange() async throws(StoreError) -> ResultsChange? {
+    public func nextChange() async throws -> ResultsChange? {
+        try await waitForChange()
+    }
+
+    /// ``nextChange()``, for Roster's own code, which throws ``StoreError`` alone (the
+    /// public API throws `any Error`: see ``StoreError``).
+    func waitForChange() async throws(StoreError) -> ResultsChange? {
         while !Task.isCancelled {
             if let wait = remainingInterval() {
                 try? await Task.sleep(for: wait)
                 continue
             }
-            if let change = try takeChange() { return change }
+            if let change = try takePendingChange() { return change }
             if inbox.isClosed { return nil }
             await inbox.waitForSteps()
         }
@@ -239,7 +245,12 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     /// - Throws: ``StoreError`` when a delivery failed since the last call, or a re-fetch
     ///   that the change needs fails. Nothing pending is dropped: the next call (or the
     ///   next delivery) takes it again.
-    public func takeChange() throws(StoreError) -> ResultsChange? {
+    public func takeChange() throws -> ResultsChange? {
+        try takePendingChange()
+    }
+
+    /// ``takeChange()``, for Roster's own code, which throws ``StoreError`` alone.
+    func takePendingChange() throws(StoreError) -> ResultsChange? {
         // What a resume found comes first.
         let resumed = consumer.withLock { consumer -> ResultsChange? in
             guard let change = consumer.results.takeResumedChange() else { return nil }
@@ -284,7 +295,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     public func deliver(to delegate: some ResultsControllerDelegate<LiveResults>, isolation: isolated (any Actor)? = #isolation) async {
         while !Task.isCancelled {
             do {
-                guard let change = try await nextChange() else { return }
+                guard let change = try await waitForChange() else { return }
                 change.replay(to: delegate, from: self)
             } catch {
                 delegate.controller(self, didFailWith: error)
@@ -297,10 +308,10 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     /// Replaces the request (same entity); the difference arrives as a change.
     ///
     /// - Throws: ``StoreError`` when the request does not fit; nothing changes then.
-    public func setRequest(_ request: FetchRequest) throws(StoreError) {
+    public func setRequest(_ request: FetchRequest) throws {
         let current = self.request
         guard request.entityName == current.entityName else {
-            throw .schema(SchemaError("live results cannot switch from entity '\(current.entityName)' to '\(request.entityName)'"))
+            throw StoreError.schema(SchemaError("live results cannot switch from entity '\(current.entityName)' to '\(request.entityName)'"))
         }
         try queue.withStore { store throws(StoreError) in
             let query = try store.bind(request)
@@ -325,7 +336,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     /// - Throws: ``StoreError/Code/invalidWindow`` for a negative count, or an anchor
     ///   that is not in the results as of the last change taken; nothing changes then. (An
     ///   anchor that pending commits delete passes to its nearest neighbour.)
-    public func setWindow(_ window: ResultsWindow?) throws(StoreError) {
+    public func setWindow(_ window: ResultsWindow?) throws {
         try window?.validate()
         let tracker = try consumer.withLock { consumer throws(StoreError) -> WindowTracker? in
             guard let window else { return nil }
@@ -428,7 +439,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
             /// - Throws: ``StoreError`` as ``LiveResults/nextChange()`` does; the sequence
             ///   then ends for this loop, and a new loop over ``LiveResults/changes`` goes on
             ///   from the same results.
-            public mutating func next() async throws(StoreError) -> ResultsChange? { try await results.nextChange() }
+            public mutating func next() async throws -> ResultsChange? { try await results.nextChange() }
         }
     }
 }

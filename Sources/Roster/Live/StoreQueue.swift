@@ -42,19 +42,19 @@ public final class StoreQueue: Sendable {
     /// Opens or creates the database file at `path`.
     ///
     /// - Throws: ``StoreError`` as ``Store/init(path:readOnly:)`` does.
-    public convenience init(path: String) throws(StoreError) {
+    public convenience init(path: String) throws {
         try self.init(store: Store(path: path))
     }
 
     /// Opens the store in a PostgreSQL database, as ``Store/init(postgresURL:)`` does.
     ///
     /// - Throws: ``StoreError`` as ``Store/init(postgresURL:)`` does.
-    public convenience init(postgresURL url: String) throws(StoreError) {
+    public convenience init(postgresURL url: String) throws {
         try self.init(store: Store(postgresURL: url))
     }
 
     /// A queue over a new temporary store, removed when the queue is released.
-    public static func temporary() throws(StoreError) -> StoreQueue {
+    public static func temporary() throws -> StoreQueue {
         try StoreQueue(store: Store.temporary())
     }
 
@@ -99,8 +99,8 @@ public final class StoreQueue: Sendable {
     ///
     /// - Returns: whether anything was committed since the last check.
     @discardableResult
-    public func pollExternalChanges() throws(StoreError) -> Bool {
-        try store.withLock { store throws(StoreError) -> Bool in try store.pollExternalChanges() }
+    public func pollExternalChanges() throws -> Bool {
+        try store.withLock { store in try store.pollExternalChanges() }
     }
 
     /// Polls for other processes' commits every `interval`, until ``stopPolling()`` or the

@@ -15,14 +15,14 @@ public enum PostgresSchema {
     ///   (`options=-csearch_path%3D<name>` added to its query).
     /// - Throws: ``StoreError/server(_:)`` when the server cannot be reached or the role
     ///   may not create schemas.
-    public static func create(at url: String) throws(StoreError) -> (name: String, url: String) {
+    public static func create(at url: String) throws -> (name: String, url: String) {
         let name = "roster_" + String(UInt64.random(in: .min ... .max), radix: 16).leftPadded(to: 16)
         do throws(ServerError) {
             let connection = try ServerConnection(url: url)
             defer { connection.close() }
             try connection.execute("CREATE SCHEMA \(ServerCatalog.Names.quoted(name))")
         } catch {
-            throw .server(error)
+            throw StoreError.server(error)
         }
         return (name, Self.url(url, searchPath: name))
     }
@@ -31,13 +31,13 @@ public enum PostgresSchema {
     /// not exist.
     ///
     /// - Throws: ``StoreError/server(_:)`` when the server cannot be reached or refuses.
-    public static func drop(_ name: String, at url: String) throws(StoreError) {
+    public static func drop(_ name: String, at url: String) throws {
         do throws(ServerError) {
             let connection = try ServerConnection(url: url)
             defer { connection.close() }
             try connection.execute("DROP SCHEMA IF EXISTS \(ServerCatalog.Names.quoted(name)) CASCADE")
         } catch {
-            throw .server(error)
+            throw StoreError.server(error)
         }
     }
 

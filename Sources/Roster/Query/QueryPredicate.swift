@@ -33,7 +33,7 @@ public struct QueryPredicate: Sendable, Hashable, CustomStringConvertible {
     ///   - format: the predicate text.
     ///   - arguments: one value for each `%@`, and the attribute name as `.string` for each `%K`.
     /// - Throws: ``QueryPredicateError`` with the offset of the problem.
-    public init(_ format: String, _ arguments: Value...) throws(QueryPredicateError) {
+    public init(_ format: String, _ arguments: Value...) throws {
         try self.init(format: format, arguments: arguments)
     }
 
@@ -41,7 +41,13 @@ public struct QueryPredicate: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: ``QueryPredicateError`` with the offset of the problem, also when there are
     ///   fewer or more arguments than placeholders.
-    public init(format: String, arguments: [Value]) throws(QueryPredicateError) {
+    public init(format: String, arguments: [Value]) throws {
+        try self.init(parsing: format, arguments: arguments)
+    }
+
+    /// ``init(format:arguments:)``, for Roster's own code, which throws
+    /// ``QueryPredicateError`` alone (the public API throws `any Error`: see ``StoreError``).
+    init(parsing format: String, arguments: [Value]) throws(QueryPredicateError) {
         var parser = PredicateParser(format: format, arguments: arguments)
         self.init(root: try parser.parse(), format: format)
     }

@@ -50,7 +50,7 @@ struct RecordLayout<R: Record>: Sendable {
             throw .schemaMismatch(entity: name, reason: "relationships names '\(property)', which is not a stored property of \(R.self)")
         }
         do {
-            entity = try Entity(name, key: R.keyAttribute, attributes: attributes)
+            entity = try Entity(name, key: R.keyAttribute, attributes: attributes, allowingReservedAttributeNames: false)
         } catch {
             throw .schema(error)
         }

@@ -9,17 +9,17 @@ extension Store {
     /// - Returns: the entity as stored (existing columns first, added ones after).
     /// - Throws: ``StoreError/schemaMismatch(entity:reason:)`` with what differs.
     @discardableResult
-    public func define<R: Record>(_ type: R.Type) throws(StoreError) -> Entity {
+    public func define<R: Record>(_ type: R.Type) throws -> Entity {
         let layout = try RecordLayouts.of(type)
         try define(layout.entity)
-        return try entity(named: layout.entity.name)
+        return try definedEntity(named: layout.entity.name)
     }
 
     /// Inserts a record.
     ///
     /// - Throws: ``StoreError/duplicateKey(entity:key:)`` when its key exists, or another
     ///   ``StoreError``.
-    public func insert<R: Record>(_ record: R) throws(StoreError) {
+    public func insert<R: Record>(_ record: R) throws {
         let (entity, values) = try encode(record)
         try insert(entity.name, values)
     }
@@ -27,17 +27,17 @@ extension Store {
     /// Replaces every attribute of the stored record with the same key.
     ///
     /// - Throws: ``StoreError/notFound(entity:key:)`` when no record has its key.
-    public func update<R: Record>(_ record: R) throws(StoreError) {
+    public func update<R: Record>(_ record: R) throws {
         let (entity, values) = try encode(record)
-        guard let key = values[entity.key.name] else { throw .missingKey(entity: entity.name, keyAttribute: entity.key.name) }
+        guard let key = values[entity.key.name] else { throw StoreError.missingKey(entity: entity.name, keyAttribute: entity.key.name) }
         try update(entity.name, key: key, values)
     }
 
     /// Inserts the record, or replaces the stored one with the same key.
-    public func save<R: Record>(_ record: R) throws(StoreError) {
+    public func save<R: Record>(_ record: R) throws {
         let (entity, values) = try encode(record)
-        guard let key = values[entity.key.name], !key.isNull else { throw .missingKey(entity: entity.name, keyAttribute: entity.key.name) }
-        try atomically { () throws(StoreError) in
+        guard let key = values[entity.key.name], !key.isNull else { throw StoreError.missingKey(entity: entity.name, keyAttribute: entity.key.name) }
+        try write {
             if try fetch(entity.name, key: key) == nil {
                 try insert(entity.name, values)
             } else {
@@ -49,19 +49,19 @@ extension Store {
     /// Deletes the record of this type with this key.
     ///
     /// - Throws: ``StoreError/notFound(entity:key:)``.
-    public func delete<R: Record>(_ type: R.Type, key: some ValueConvertible) throws(StoreError) {
+    public func delete<R: Record>(_ type: R.Type, key: some ValueConvertible) throws {
         try delete(try RecordLayouts.of(type).entity.name, key: key.value)
     }
 
     /// The record of this type with this key, or nil.
-    public func fetch<R: Record>(_ type: R.Type, key: some ValueConvertible) throws(StoreError) -> R? {
+    public func fetch<R: Record>(_ type: R.Type, key: some ValueConvertible) throws -> R? {
         let layout = try RecordLayouts.of(type)
-        return try fetch(layout.entity.name, key: key.value).map { object throws(StoreError) in try object.decode(R.self) }
+        return try fetch(layout.entity.name, key: key.value).map { object in try object.decode(R.self) }
     }
 
     /// The values of a record by attribute name, checked against the stored entity.
     private func encode<R: Record>(_ record: R) throws(StoreError) -> (Entity, [String: Value]) {
-        let entity = try entity(named: RecordLayouts.of(R.self).entity.name)
+        let entity = try definedEntity(named: RecordLayouts.of(R.self).entity.name)
         do {
             return (entity, try RowEncoder.encode(record))
         } catch {
@@ -75,11 +75,11 @@ extension Object {
     ///
     /// - Throws: ``StoreError/schemaMismatch(entity:reason:)`` when a value does not fit
     ///   (a null for a non-optional property, say).
-    public func decode<R: Record>(_ type: R.Type) throws(StoreError) -> R {
+    public func decode<R: Record>(_ type: R.Type) throws -> R {
         do {
             return try R(from: RowDecoder(object: self))
         } catch {
-            throw .schemaMismatch(entity: entity.name, reason: "cannot read \(entity.name) \(key) as \(R.self): \(error)")
+            throw StoreError.schemaMismatch(entity: entity.name, reason: "cannot read \(entity.name) \(key) as \(R.self): \(error)")
         }
     }
 }

@@ -125,7 +125,7 @@ public struct TypedPredicate<R: Record> {
         let layout = try RecordLayouts.of(R.self)
         let (format, arguments) = try build(layout)
         do {
-            let predicate = try QueryPredicate(format: format, arguments: arguments)
+            let predicate = try QueryPredicate(parsing: format, arguments: arguments)
             // Check names and types now, so a misspelt attribute fails where it is written;
             // key paths through relationships are checked when the request is bound.
             if !predicate.attributeNames.contains(where: { $0.contains(".") }) {
@@ -160,7 +160,7 @@ extension FetchRequest {
     /// ```
     ///
     /// - Throws: ``StoreError`` when a key path does not read a stored property.
-    public init<R: Record>(_ type: R.Type, where predicate: TypedPredicate<R>? = nil, sortedBy sortKeys: [TypedSortKey<R>] = [], sectionedBy section: PartialKeyPath<R>? = nil) throws(StoreError) {
+    public init<R: Record>(_ type: R.Type, where predicate: TypedPredicate<R>? = nil, sortedBy sortKeys: [TypedSortKey<R>] = [], sectionedBy section: PartialKeyPath<R>? = nil) throws {
         let layout = try RecordLayouts.of(type)
         try self.init(type, where: predicate, sortedBy: sortKeys,
                       sectionedBy: try section.map { keyPath throws(StoreError) in let name = try layout.requireAttributeName(for: keyPath); return TypedPath { name } })
@@ -170,7 +170,7 @@ extension FetchRequest {
     /// `sectionedBy: .related(\.feed, \Feed.title)`.
     ///
     /// - Throws: ``StoreError`` when a key path does not read a stored property.
-    public init<R: Record>(_ type: R.Type, where predicate: TypedPredicate<R>? = nil, sortedBy sortKeys: [TypedSortKey<R>] = [], sectionedBy section: TypedPath<R>?) throws(StoreError) {
+    public init<R: Record>(_ type: R.Type, where predicate: TypedPredicate<R>? = nil, sortedBy sortKeys: [TypedSortKey<R>] = [], sectionedBy section: TypedPath<R>?) throws {
         let layout = try RecordLayouts.of(type)
         var keys: [SortKey] = []
         for key in sortKeys {
@@ -188,7 +188,7 @@ extension ResultsController {
     /// The object at an index path, as a record; nil when ``object(at:)`` is nil.
     ///
     /// - Throws: ``StoreError/schemaMismatch(entity:reason:)`` when it does not decode.
-    public func record<R: Record>(at indexPath: IndexPath, as type: R.Type) throws(StoreError) -> R? {
+    public func record<R: Record>(at indexPath: IndexPath, as type: R.Type) throws -> R? {
         try object(at: indexPath)?.decode(type)
     }
 
@@ -196,7 +196,7 @@ extension ResultsController {
     ///
     /// - Throws: ``StoreError`` when a row cannot be read (see ``fetchedObjects``) or does
     ///   not decode.
-    public func records<R: Record>(as type: R.Type) throws(StoreError) -> [R] {
+    public func records<R: Record>(as type: R.Type) throws -> [R] {
         var records: [R] = []
         for object in try fetchedObjects { records.append(try object.decode(type)) }
         return records
@@ -205,7 +205,7 @@ extension ResultsController {
 
 extension LiveResults {
     /// All results as of the last change taken, as records.
-    public func records<R: Record>(as type: R.Type) throws(StoreError) -> [R] {
+    public func records<R: Record>(as type: R.Type) throws -> [R] {
         var records: [R] = []
         for object in fetchedObjects { records.append(try object.decode(type)) }
         return records

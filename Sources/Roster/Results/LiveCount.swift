@@ -33,7 +33,7 @@ public final class LiveCount {
     /// Creates a live count; call ``performFetch()`` to count and start tracking.
     ///
     /// - Throws: ``StoreError`` when the entity or the predicate does not fit the store.
-    public init(store: Store, entity: String, predicate: QueryPredicate = .all) throws(StoreError) {
+    public init(store: Store, entity: String, predicate: QueryPredicate = .all) throws {
         self.store = store
         request = FetchRequest(entity: entity, predicate: predicate)
         query = try store.bind(request)
@@ -46,7 +46,7 @@ public final class LiveCount {
     /// Counts the matching objects and starts tracking changes. Calls no delegate method.
     ///
     /// - Throws: ``StoreError`` when the read fails; nothing changes then.
-    public func performFetch() throws(StoreError) {
+    public func performFetch() throws {
         let counted = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in try countNow() }
         if !hasFetched { store.addObserver(self) }
         hasFetched = true

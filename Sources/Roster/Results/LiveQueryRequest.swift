@@ -7,14 +7,14 @@ public protocol LiveQueryRequest: AnyObject {
     /// Replaces the request (same entity).
     ///
     /// - Throws: ``StoreError`` when the request does not fit; nothing changes then.
-    func setRequest(_ request: FetchRequest) throws(StoreError)
+    func setRequest(_ request: FetchRequest) throws
 }
 
 extension LiveQueryRequest {
     /// Changes the order.
     ///
     /// - Throws: ``StoreError`` when a sort attribute does not exist; nothing changes then.
-    public func setSortKeys(_ sortKeys: [SortKey]) throws(StoreError) {
+    public func setSortKeys(_ sortKeys: [SortKey]) throws {
         var request = self.request
         request.sortKeys = sortKeys
         try setRequest(request)
@@ -23,7 +23,7 @@ extension LiveQueryRequest {
     /// Changes which objects are included.
     ///
     /// - Throws: ``StoreError`` when the predicate does not fit the entity; nothing changes then.
-    public func setPredicate(_ predicate: QueryPredicate) throws(StoreError) {
+    public func setPredicate(_ predicate: QueryPredicate) throws {
         var request = self.request
         request.predicate = predicate
         try setRequest(request)

@@ -113,7 +113,7 @@ extension ResultsController {
             return firstRank + position
         }
         if coldWindow != nil {
-            do { try loadResults() } catch {
+            do { try loadWholeResults() } catch {
                 delegate?.controller(self, didFailWith: error)
                 return nil
             }

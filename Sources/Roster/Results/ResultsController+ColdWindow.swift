@@ -56,7 +56,13 @@ extension ResultsController {
     /// nothing for a controller that holds its whole results already.
     ///
     /// - Throws: ``StoreError`` when the read fails; the window stays as it was.
-    public func loadResults() throws(StoreError) {
+    public func loadResults() throws {
+        try loadWholeResults()
+    }
+
+    /// ``loadResults()``, for Roster's own code, which throws ``StoreError`` alone (the
+    /// public API throws `any Error`: see ``StoreError``).
+    func loadWholeResults() throws(StoreError) {
         guard coldWindow != nil else { return }
         // Bound again: the entity may have gained attributes since the window was read.
         let query = try store.bind(request)

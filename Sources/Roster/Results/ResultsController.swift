@@ -76,7 +76,7 @@ public final class ResultsController: LiveQueryRequest {
     ///   - request: what to fetch: the entity, predicate, sort keys and section attribute.
     ///   - engine: how to keep the results current; the default is incremental.
     /// - Throws: ``StoreError`` when the entity, an attribute or the predicate does not fit.
-    public init(store: Store, request: FetchRequest, engine: ResultsEngineKind = .incremental) throws(StoreError) {
+    public init(store: Store, request: FetchRequest, engine: ResultsEngineKind = .incremental) throws {
         self.store = store
         self.request = request
         self.engineKind = engine
@@ -137,7 +137,7 @@ public final class ResultsController: LiveQueryRequest {
     ///
     /// - Throws: ``StoreError/database(_:)`` when the query fails;
     ///   ``StoreError/Code/invalidWindow`` when the window's anchor is not in the results.
-    public func performFetch() throws(StoreError) {
+    public func performFetch() throws {
         // A window opened cold loads the whole results, as it would at its first commit.
         if coldWindow != nil {
             try loadResults()
@@ -189,8 +189,8 @@ public final class ResultsController: LiveQueryRequest {
     ///
     /// - Throws: ``StoreError`` before ``performFetch()``, or when the store cannot say
     ///   its identifier (a file opened read-only that no writer ever opened).
-    public func resumeToken() throws(StoreError) -> ResumeToken {
-        guard hasFetched else { throw .invalidResumeToken("a live query saves a resume token once performFetch() has loaded its results") }
+    public func resumeToken() throws -> ResumeToken {
+        guard hasFetched else { throw StoreError.invalidResumeToken("a live query saves a resume token once performFetch() has loaded its results") }
         return ResumeToken(store: try store.storage.storeIdentifier(), request: ResumeToken.fingerprint(of: request), position: resultsPosition,
                            window: window, firstRank: coldWindow == nil ? windowTracker?.ranks.lowerBound : coldWindow?.firstRank,
                            sections: pendingResync?.seen ?? shownNow)
@@ -212,13 +212,13 @@ public final class ResultsController: LiveQueryRequest {
     ///
     /// - Throws: ``StoreError/Code/invalidResumeToken`` for a token saved by another store
     ///   or for another request, ``StoreError`` when the fetch fails; nothing changes then.
-    public func performFetch(resumingFrom token: ResumeToken) throws(StoreError) {
+    public func performFetch(resumingFrom token: ResumeToken) throws {
         guard token.request == ResumeToken.fingerprint(of: request) else {
-            throw .invalidResumeToken("the resume token was saved for another request (\(token.request)); this live query's is \(ResumeToken.fingerprint(of: request))")
+            throw StoreError.invalidResumeToken("the resume token was saved for another request (\(token.request)); this live query's is \(ResumeToken.fingerprint(of: request))")
         }
         let identifier = try store.storage.storeIdentifier()
         guard token.store == identifier else {
-            throw .invalidResumeToken("the resume token was saved by another store (\(token.store)); this one is \(identifier)")
+            throw StoreError.invalidResumeToken("the resume token was saved by another store (\(token.store)); this one is \(identifier)")
         }
         isFetching = true
         defer { isFetching = false }
@@ -291,7 +291,7 @@ public final class ResultsController: LiveQueryRequest {
     /// - Throws: ``StoreError/Code/invalidWindow`` for a negative count or an anchor key
     ///   that is not in the results; nothing changes then.
     /// - Complexity: O(log *n* + the windows' sizes).
-    public func setWindow(_ window: ResultsWindow?) throws(StoreError) {
+    public func setWindow(_ window: ResultsWindow?) throws {
         try window?.validate()
         // Moving a window opened cold places it over the whole results.
         if coldWindow != nil { try loadResults() }
@@ -333,9 +333,9 @@ public final class ResultsController: LiveQueryRequest {
     /// Replaces the request (same entity); the delegate hears the difference.
     ///
     /// - Throws: ``StoreError`` when the request does not fit; nothing changes then.
-    public func setRequest(_ request: FetchRequest) throws(StoreError) {
+    public func setRequest(_ request: FetchRequest) throws {
         guard request.entityName == self.request.entityName else {
-            throw .schema(SchemaError("a controller cannot switch from entity '\(self.request.entityName)' to '\(request.entityName)'"))
+            throw StoreError.schema(SchemaError("a controller cannot switch from entity '\(self.request.entityName)' to '\(request.entityName)'"))
         }
         let query = try store.bind(request)
         if coldWindow != nil { try loadResults() }

@@ -66,37 +66,37 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: ``StoreError/Code/invalidResumeToken`` saying what is wrong, when the text
     ///   is not a token this Roster wrote.
-    public init(_ encoded: String) throws(StoreError) {
+    public init(_ encoded: String) throws {
         guard encoded.hasPrefix(Self.prefix) else {
-            throw .invalidResumeToken("a resume token starts with '\(Self.prefix)'; this text starts with '\(encoded.prefix(16))'")
+            throw StoreError.invalidResumeToken("a resume token starts with '\(Self.prefix)'; this text starts with '\(encoded.prefix(16))'")
         }
         guard let data = Data(base64Encoded: String(encoded.dropFirst(Self.prefix.count))),
               let object = try? JSONSerialization.jsonObject(with: data), let members = object as? [String: Any] else {
-            throw .invalidResumeToken("the resume token is damaged: its body is not base64 of a JSON object")
+            throw StoreError.invalidResumeToken("the resume token is damaged: its body is not base64 of a JSON object")
         }
         guard let store = members["store"] as? String, let request = members["request"] as? String,
               let positionText = members["position"] as? String, let position = Int64(positionText), position >= 0 else {
-            throw .invalidResumeToken("the resume token is damaged: it lacks its store, request or log position")
+            throw StoreError.invalidResumeToken("the resume token is damaged: it lacks its store, request or log position")
         }
         var firstRank: Int?
         if let rankMember = members["rank"] {
             guard let text = rankMember as? String, let rank = Int(text), rank >= 0 else {
-                throw .invalidResumeToken("the resume token is damaged: its window's rank is not a count")
+                throw StoreError.invalidResumeToken("the resume token is damaged: its window's rank is not a count")
             }
             firstRank = rank
         }
         guard let sectionList = members["sections"] as? [Any] else {
-            throw .invalidResumeToken("the resume token is damaged: it lacks its sections")
+            throw StoreError.invalidResumeToken("the resume token is damaged: it lacks its sections")
         }
         var sections: [ListSection<Value, Value>] = []
         for item in sectionList {
             guard let pair = item as? [Any], pair.count == 2, let name = Self.value(pair[0]), let keys = pair[1] as? [Any] else {
-                throw .invalidResumeToken("the resume token is damaged: a section is not [name, keys]")
+                throw StoreError.invalidResumeToken("the resume token is damaged: a section is not [name, keys]")
             }
             var items: [Value] = []
             for key in keys {
                 guard let value = Self.value(key), !value.isNull else {
-                    throw .invalidResumeToken("the resume token is damaged: a key is not a value")
+                    throw StoreError.invalidResumeToken("the resume token is damaged: a key is not a value")
                 }
                 items.append(value)
             }
@@ -107,31 +107,31 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
         var names = Set<Value>()
         for section in sections {
             guard !section.items.isEmpty, names.insert(section.id).inserted else {
-                throw .invalidResumeToken("the resume token is damaged: a section is empty or repeated")
+                throw StoreError.invalidResumeToken("the resume token is damaged: a section is empty or repeated")
             }
             for key in section.items where !keys.insert(key).inserted {
-                throw .invalidResumeToken("the resume token is damaged: key \(key) appears twice")
+                throw StoreError.invalidResumeToken("the resume token is damaged: key \(key) appears twice")
             }
         }
         var window: ResultsWindow?
         if let spec = members["window"] {
             guard let parts = spec as? [Any], let kind = parts.first as? String else {
-                throw .invalidResumeToken("the resume token is damaged: its window is not a window")
+                throw StoreError.invalidResumeToken("the resume token is damaged: its window is not a window")
             }
             func count(_ index: Int) -> Int? { index < parts.count ? (parts[index] as? String).flatMap { Int($0) } : nil }
             switch kind {
             case "offset" where parts.count == 3:
-                guard let offset = count(1), let length = count(2) else { throw .invalidResumeToken("the resume token is damaged: its window's counts are not numbers") }
+                guard let offset = count(1), let length = count(2) else { throw StoreError.invalidResumeToken("the resume token is damaged: its window's counts are not numbers") }
                 window = .offset(offset, length: length)
             case "anchored" where parts.count == 4:
                 guard let key = Self.value(parts[1]), let before = count(2), let after = count(3) else {
-                    throw .invalidResumeToken("the resume token is damaged: its anchored window is not a key and two counts")
+                    throw StoreError.invalidResumeToken("the resume token is damaged: its anchored window is not a key and two counts")
                 }
                 window = .anchored(key: key, before: before, after: after)
             default:
-                throw .invalidResumeToken("the resume token is damaged: its window is of no known kind")
+                throw StoreError.invalidResumeToken("the resume token is damaged: its window is of no known kind")
             }
-            do { try window?.validate() } catch { throw .invalidResumeToken("the resume token is damaged: \(error.description)") }
+            do { try window?.validate() } catch { throw StoreError.invalidResumeToken("the resume token is damaged: \(error.description)") }
         }
         self.init(store: store, request: request, position: position, window: window, firstRank: firstRank, sections: sections)
     }

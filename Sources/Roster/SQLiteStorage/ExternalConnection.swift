@@ -25,7 +25,7 @@ public final class ExternalConnection {
     ///     `55P03`; the commit still waits its turn behind other clients' commits, up to 5 s).
     /// - Throws: ``StoreError/database(_:)`` when the file cannot be opened;
     ///   ``StoreError/server(_:)`` when the server cannot be reached.
-    public init(path: String, busyTimeout milliseconds: Int32 = 5_000) throws(StoreError) {
+    public init(path: String, busyTimeout milliseconds: Int32 = 5_000) throws {
         if PostgresSchema.isURL(path) {
             connection = nil
             do {
@@ -33,7 +33,7 @@ public final class ExternalConnection {
                 try server.setLockTimeout(milliseconds: milliseconds)
                 self.server = server
             } catch {
-                throw .server(error)
+                throw StoreError.server(error)
             }
             return
         }
@@ -43,7 +43,7 @@ public final class ExternalConnection {
             connection.setBusyTimeout(milliseconds: milliseconds)
             self.connection = connection
         } catch {
-            throw .database(error)
+            throw StoreError.database(error)
         }
     }
 
@@ -57,16 +57,16 @@ public final class ExternalConnection {
     /// - Throws: ``StoreError/database(_:)`` with SQLite's code and message, or
     ///   ``StoreError/rejectedSQL(_:)`` naming the refused statement. Either way nothing
     ///   is kept.
-    public func execute(_ sql: String) throws(StoreError) {
+    public func execute(_ sql: String) throws {
         if let server {
-            if let refused = ServerSQLGuard.refusal(of: sql) { throw .rejectedSQL(refused) }
+            if let refused = ServerSQLGuard.refusal(of: sql) { throw StoreError.rejectedSQL(refused) }
             do throws(ServerError) {
                 try server.execute("BEGIN")
                 try server.execute(sql)
                 _ = try server.commit()
             } catch {
                 if server.isInTransaction { try? server.execute("ROLLBACK") }
-                throw .server(error)
+                throw StoreError.server(error)
             }
             return
         }
@@ -74,7 +74,7 @@ public final class ExternalConnection {
         do {
             try connection.execute("BEGIN IMMEDIATE")
         } catch {
-            throw .database(error)
+            throw StoreError.database(error)
         }
         do throws(StoreError) {
             try RawSQL.run(sql, arguments: [], on: connection, transactionReason: "it runs in a transaction of its own")

@@ -95,7 +95,7 @@ public struct Entity: Sendable, Hashable {
     /// - Throws: ``SchemaError`` when a name is not an identifier (`[A-Za-z_][A-Za-z0-9_]*`),
     ///   is reserved for the store (starts with `_roster`, in any case), is used twice, or
     ///   when the key is not one of the attributes.
-    public init(_ name: String, key: String, attributes: [Attribute]) throws(SchemaError) {
+    public init(_ name: String, key: String, attributes: [Attribute]) throws {
         try self.init(name, key: key, attributes: attributes, allowingReservedAttributeNames: false)
     }
 

@@ -19,6 +19,12 @@
 ///     // another process holds the write lock
 /// }
 /// ```
+///
+/// The public API is declared `throws`, not `throws(StoreError)`, though `StoreError` is
+/// all it throws (``QueryPredicate``'s parser throws ``QueryPredicateError``, ``Entity``'s
+/// initializer ``SchemaError``): with typed throws, Swift 6.3's compiler aborts on the
+/// `catch` clauses above in top-level code and in some functions ("Found ownership
+/// error?!"; the reproducer is in `DocSnippetTests`). Roster's own code keeps typed throws.
 public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure a ``StoreError`` is.
     ///

@@ -41,7 +41,7 @@ extension Store {
     /// whole results to find the window (it still reads only the window's whole rows).
     ///
     /// - Throws: ``StoreError`` when the request does not fit the store.
-    public func hasIndex(serving request: FetchRequest) throws(StoreError) -> Bool {
+    public func hasIndex(serving request: FetchRequest) throws -> Bool {
         try storage.hasIndex(serving: bind(request))
     }
 
@@ -51,7 +51,7 @@ extension Store {
     ///
     /// - Throws: ``StoreError`` when the request does not fit the store, or inside a
     ///   transaction (``StoreError/Code/transaction``).
-    public func createIndex(serving request: FetchRequest) throws(StoreError) {
+    public func createIndex(serving request: FetchRequest) throws {
         try storage.createIndex(serving: bind(request))
     }
 }

@@ -64,7 +64,7 @@ extension Store {
     func changes(observedBy entity: Entity, since position: Int64) throws(StoreError) -> CommittedChanges {
         var merged = CommittedChanges()
         for name in entity.observedNames {
-            let changes = try storage.changes(of: self.entity(named: name), since: position)
+            let changes = try storage.changes(of: self.definedEntity(named: name), since: position)
             merged.rowsByEntity[name] = changes.rowsByEntity[name]
             merged.resync = merged.resync ?? changes.resync
             merged.through = max(merged.through, changes.through)

@@ -80,7 +80,7 @@ extension Store {
         // before tracking started.
         var started = false
         for entityName in entityNames {
-            let entity = try entity(named: entityName)
+            let entity = try definedEntity(named: entityName)
             let isFirstWatch = !storage.isTracking(entityName) && !pendingTracking.contains(entityName)
             try storage.checkTable(of: entity, always: isFirstWatch)
             if try ensureTracking(of: entity) { started = true }

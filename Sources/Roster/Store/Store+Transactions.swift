@@ -53,8 +53,8 @@ extension Store {
     /// cannot slip a write in between and make the commit fail later.
     ///
     /// - Throws: ``StoreError/transaction(_:)`` when a transaction is already open.
-    public func beginTransaction() throws(StoreError) {
-        guard !isInTransaction else { throw .transaction("begin: a transaction is already open") }
+    public func beginTransaction() throws {
+        guard !isInTransaction else { throw StoreError.transaction("begin: a transaction is already open") }
         try storage.perform(.begin)
     }
 
@@ -62,7 +62,12 @@ extension Store {
     ///
     /// - Throws: ``StoreError/transaction(_:)`` when no transaction is open, or
     ///   ``StoreError/database(_:)`` when SQLite cannot commit (the transaction is then rolled back).
-    public func commit() throws(StoreError) {
+    public func commit() throws {
+        try commitTransaction()
+    }
+
+    /// ``commit()``, for the store's own code, which throws ``StoreError`` alone.
+    func commitTransaction() throws(StoreError) {
         guard isInTransaction else { throw .transaction("commit: no transaction is open") }
         try storage.perform(.commit)
         deliverChanges()
@@ -71,8 +76,8 @@ extension Store {
     /// Rolls back the open transaction: nothing it did is kept, and nothing is reported.
     ///
     /// - Throws: ``StoreError/transaction(_:)`` when no transaction is open.
-    public func rollback() throws(StoreError) {
-        guard isInTransaction else { throw .transaction("rollback: no transaction is open") }
+    public func rollback() throws {
+        guard isInTransaction else { throw StoreError.transaction("rollback: no transaction is open") }
         try storage.perform(.rollback)
     }
 
@@ -87,7 +92,7 @@ extension Store {
     /// - Throws: ``StoreError/database(_:)`` when the file cannot be read, or was deleted or
     ///   replaced under the store (live queries hear that once, through their error channel).
     @discardableResult
-    public func pollExternalChanges() throws(StoreError) -> Bool {
+    public func pollExternalChanges() throws -> Bool {
         guard !isInTransaction else { return false }
         if storage.hasMoved {
             // Commits to the file at `path` no longer reach this store, nor its own reach others.
@@ -158,7 +163,7 @@ extension Store {
             throw error
         }
         if outermost {
-            try commit()
+            try commitTransaction()
         } else {
             try storage.perform(.release("roster_statement"))
         }

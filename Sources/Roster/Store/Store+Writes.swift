@@ -6,15 +6,15 @@ extension Store {
     ///
     /// - Throws: ``StoreError`` for an unknown entity or attribute, a value of the wrong
     ///   type, a missing or duplicate key. A failed insert changes nothing.
-    public func insert(_ entityName: String, _ values: [String: Value]) throws(StoreError) {
-        let entity = try entity(named: entityName)
+    public func insert(_ entityName: String, _ values: [String: Value]) throws {
+        let entity = try definedEntity(named: entityName)
         var row = [Value](repeating: .null, count: entity.attributes.count)
         for (name, value) in values {
             let index = try attributeIndex(name, in: entity)
             row[index] = try coerce(value, to: entity, at: index)
         }
         let key = row[entity.keyIndex]
-        guard !key.isNull else { throw .missingKey(entity: entity.name, keyAttribute: entity.key.name) }
+        guard !key.isNull else { throw StoreError.missingKey(entity: entity.name, keyAttribute: entity.key.name) }
         try atomically { () throws(StoreError) in try storage.insert(row, into: entity) }
     }
 
@@ -25,22 +25,22 @@ extension Store {
     /// - Throws: ``StoreError/notFound(entity:key:)`` when no object has the key,
     ///   ``StoreError/keyChange(entity:key:newKey:)`` when `values` changes the key, or a
     ///   type or name error. A failed update changes nothing.
-    public func update(_ entityName: String, key: Value, _ values: [String: Value]) throws(StoreError) {
-        let entity = try entity(named: entityName)
+    public func update(_ entityName: String, key: Value, _ values: [String: Value]) throws {
+        let entity = try definedEntity(named: entityName)
         let key = try coerce(key, to: entity, at: entity.keyIndex)
         var assignments: [(index: Int, value: Value)] = []
         for (name, value) in values {
             let index = try attributeIndex(name, in: entity)
             let value = try coerce(value, to: entity, at: index)
             if index == entity.keyIndex {
-                guard value == key else { throw .keyChange(entity: entity.name, key: key, newKey: value) }
+                guard value == key else { throw StoreError.keyChange(entity: entity.name, key: key, newKey: value) }
                 continue
             }
             assignments.append((index, value))
         }
         assignments.sort { $0.index < $1.index }
         guard !assignments.isEmpty else {
-            guard try fetch(entityName, key: key) != nil else { throw .notFound(entity: entity.name, key: key) }
+            guard try fetch(entityName, key: key) != nil else { throw StoreError.notFound(entity: entity.name, key: key) }
             return
         }
         try atomically { () throws(StoreError) in
@@ -57,8 +57,8 @@ extension Store {
     ///   ``StoreError/Code/deleteDenied`` naming an object, not itself deleted, whose `deny`
     ///   relationship refers to it or to an object the delete would cascade to. Nothing is
     ///   deleted then.
-    public func delete(_ entityName: String, key: Value) throws(StoreError) {
-        let entity = try entity(named: entityName)
+    public func delete(_ entityName: String, key: Value) throws {
+        let entity = try definedEntity(named: entityName)
         let key = try coerce(key, to: entity, at: entity.keyIndex)
         try atomically { () throws(StoreError) in
             guard try storage.row(of: entity, key: key) != nil else { throw .notFound(entity: entity.name, key: key) }
@@ -134,15 +134,15 @@ extension Store {
     ///   why (e.g. `raw SQL may not control transactions ('COMMIT' in statement 2): it runs
     ///   in the store's transaction`), or for arguments with more or fewer than one
     ///   statement; ``StoreError/database(_:)`` with SQLite's code and message.
-    public func execute(_ sql: String, arguments: [Value] = []) throws(StoreError) {
+    public func execute(_ sql: String, arguments: [Value] = []) throws {
         try atomically { () throws(StoreError) in
             try storage.execute(sql, arguments: arguments)
         }
     }
 
     /// The object with this key, or nil. Inside a transaction it sees the transaction's writes.
-    public func fetch(_ entityName: String, key: Value) throws(StoreError) -> Object? {
-        let entity = try entity(named: entityName)
+    public func fetch(_ entityName: String, key: Value) throws -> Object? {
+        let entity = try definedEntity(named: entityName)
         let key = try coerce(key, to: entity, at: entity.keyIndex)
         return try storage.row(of: entity, key: key).map { Object(entity: entity, values: $0) }
     }

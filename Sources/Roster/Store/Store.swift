@@ -80,18 +80,18 @@ public final class Store {
     /// - Throws: ``StoreError/database(_:)`` when the file cannot be opened, or
     ///   ``StoreError/schemaMismatch(entity:reason:)`` when it holds Roster metadata that
     ///   cannot be read.
-    public convenience init(path: String, readOnly: Bool = false) throws(StoreError) {
+    public convenience init(path: String, readOnly: Bool = false) throws {
         try self.init(path: path, readOnly: readOnly, temporaryDirectory: nil)
     }
 
     /// Creates a store in a new temporary file, removed when the store is released.
-    public static func temporary() throws(StoreError) -> Store {
+    public static func temporary() throws -> Store {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("roster-\(UUID().uuidString)", isDirectory: true)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw .database(DatabaseError(code: .cantOpen, message: "cannot create temporary directory \(directory.path): \(error)"))
+            throw StoreError.database(DatabaseError(code: .cantOpen, message: "cannot create temporary directory \(directory.path): \(error)"))
         }
         return try Store(path: directory.appendingPathComponent("store.sqlite").path, readOnly: false, temporaryDirectory: directory)
     }
@@ -109,7 +109,7 @@ public final class Store {
     ///   role or its rights, or the search path names no schema that exists;
     ///   ``StoreError/schemaMismatch(entity:reason:)`` when the schema holds Roster metadata
     ///   that cannot be read.
-    public convenience init(postgresURL url: String) throws(StoreError) {
+    public convenience init(postgresURL url: String) throws {
         try self.init(storage: PostgresStorage(url: url))
     }
 
@@ -164,7 +164,13 @@ public final class Store {
     /// The entity with this name.
     ///
     /// - Throws: ``StoreError/unknownEntity(_:)``.
-    public func entity(named name: String) throws(StoreError) -> Entity {
+    public func entity(named name: String) throws -> Entity {
+        try definedEntity(named: name)
+    }
+
+    /// ``entity(named:)``, for the store's own code, which throws ``StoreError`` alone
+    /// (the public API throws `any Error`: see ``StoreError``).
+    func definedEntity(named name: String) throws(StoreError) -> Entity {
         guard let entity = entitiesByName[name] else { throw .unknownEntity(name) }
         return entity
     }
@@ -173,7 +179,7 @@ public final class Store {
     ///
     /// - Throws: ``StoreError`` when the entity, an attribute or the predicate does not fit.
     func bind(_ request: FetchRequest) throws(StoreError) -> BoundQuery {
-        let stored = try entity(named: request.entityName)
+        let stored = try definedEntity(named: request.entityName)
         // Key paths (`feed.title`) extend the entity with the values they reach.
         let entity: Entity
         do {
@@ -198,11 +204,11 @@ public final class Store {
     ///
     /// - Throws: ``StoreError/schemaMismatch(entity:reason:)`` with what differs, or
     ///   ``StoreError/database(_:)``.
-    public func define(_ entity: Entity) throws(StoreError) {
+    public func define(_ entity: Entity) throws {
         let existing = entitiesByName[entity.name]
         if existing == entity { return }
         guard !isInTransaction else {
-            throw .transaction("define \(entity.name): entities are defined outside transactions")
+            throw StoreError.transaction("define \(entity.name): entities are defined outside transactions")
         }
         try checkRelationships(of: entity)
         if let existing {
