@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -9,6 +9,12 @@ let package = Package(
         .library(name: "Roster", targets: ["Roster"]),
         .library(name: "RosterUpdates", targets: ["RosterUpdates"]),
         .executable(name: "roster", targets: ["roster"]),
+    ],
+    // The PostgreSQL backend (Docs/ScaleOut.md), off unless asked for: an app that stores in
+    // SQLite builds without libpq. `swift build --traits PostgreSQL`, or in an app's manifest
+    // `.package(url: …, from: …, traits: ["PostgreSQL"])` (Docs/Architecture.md says why a trait).
+    traits: [
+        .trait(name: "PostgreSQL", description: "The PostgreSQL backend: Store(postgresURL:), through libpq (Debian's libpq-dev)."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -22,12 +28,10 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // libpq: the PostgreSQL backend's client (Docs/ScaleOut.md).
-        .systemLibrary(
-            name: "CLibPQ",
-            pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]
-        ),
+        // libpq: the PostgreSQL backend's client (Docs/ScaleOut.md), with the PostgreSQL trait
+        // only. No pkgConfig: SwiftPM warns about a missing .pc file for every system library in
+        // the package, used or not; the shim finds the header where Debian and Homebrew put it.
+        .systemLibrary(name: "CLibPQ"),
         // The preupdate hook that logs the store's own writes per transaction: C, because it
         // runs for every row a statement changes (Docs/Architecture.md).
         .target(name: "CRosterCapture", dependencies: ["CSQLite"]),
@@ -35,7 +39,13 @@ let package = Package(
         // gives SQLite the same folding: C, because SQLite calls it for every row it reads.
         .target(name: "CRosterText", dependencies: ["CSQLite"]),
         .target(name: "RosterUpdates"),
-        .target(name: "Roster", dependencies: ["CSQLite", "CLibPQ", "CRosterCapture", "CRosterText", "RosterUpdates"]),
+        .target(
+            name: "Roster",
+            dependencies: [
+                "CSQLite", "CRosterCapture", "CRosterText", "RosterUpdates",
+                .target(name: "CLibPQ", condition: .when(traits: ["PostgreSQL"])),
+            ]
+        ),
         .target(name: "RosterScript", dependencies: ["Roster", "RosterUpdates"]),
         // The allocator's bytes in use, for the `memory` scenario (`malloc.h` is not in Glibc's
         // module), and the floor hook of the `writes` scenario (SQLite's preupdate interfaces).

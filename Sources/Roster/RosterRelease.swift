@@ -8,4 +8,16 @@ public enum RosterRelease {
     /// package's one version source. `roster --version` prints it, and CHANGELOG.md names
     /// the changes since the last release.
     public static let version = "0.4.0-dev"
+
+    /// Whether this build has the PostgreSQL backend: the package trait `PostgreSQL`
+    /// (`.package(url: …, from: …, traits: ["PostgreSQL"])`), which links libpq. Without it
+    /// ``Store/init(postgresURL:)`` and every other PostgreSQL entry point throws
+    /// ``StoreError/server(_:)`` with SQLSTATE `0A000` saying so.
+    public static var hasPostgreSQL: Bool {
+        #if PostgreSQL
+        true
+        #else
+        false
+        #endif
+    }
 }

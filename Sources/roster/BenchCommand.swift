@@ -17,7 +17,7 @@ struct BenchCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "Table sizes, comma-separated (default 10000,100000,1000000; --quick: 2000,20000).")
+    @Option(help: "Table sizes, comma-separated, each at least 1000 (default 10000,100000,1000000; --quick: 2000,20000).")
     var sizes: String?
 
     @Option(help: "Single-row commits per kind (default 200; --quick: 30).")

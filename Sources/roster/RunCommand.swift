@@ -74,14 +74,19 @@ struct RunCommand: ParsableCommand {
 struct SQLCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sql",
-        abstract: "Run SQL on a database file in one transaction (another process, as a store sees it).",
-        discussion: "roster sql DATABASE SQL and roster sql --store DATABASE SQL are the same (--database too)."
+        abstract: "Run SQL on a store's database file or PostgreSQL schema in one transaction (another process, as a store sees it).",
+        discussion: """
+            roster sql DATABASE SQL and roster sql --store DATABASE SQL are the same (--database too). \
+            DATABASE is a file, or a PostgreSQL URL (postgresql://user@host/db?options=-csearch_path%3Dschema; \
+            a roster built with --traits PostgreSQL). The rows that the statements read are printed one a line, \
+            values separated by |, NULL as nothing, as sqlite3 prints them (on PostgreSQL, the last statement's).
+            """
     )
 
-    @Option(name: [.customLong("store"), .customLong("database")], help: "The database file, instead of the first argument.")
+    @Option(name: [.customLong("store"), .customLong("database")], help: "The database file or PostgreSQL URL, instead of the first argument.")
     var store: String?
 
-    @Argument(help: ArgumentHelp("The database file (left out when --store names it).", valueName: "database"))
+    @Argument(help: ArgumentHelp("The database file or PostgreSQL URL (left out when --store names it).", valueName: "database"))
     var first: String?
 
     @Argument(help: ArgumentHelp("The SQL to run.", valueName: "sql"))
@@ -113,7 +118,9 @@ struct SQLCommand: ParsableCommand {
             throw ExitCode(1)
         }
         do {
-            try ExternalConnection(path: database).execute(sql)
+            for row in try ExternalConnection(path: database).run(sql) {
+                print(row.map { $0 ?? "" }.joined(separator: "|"))
+            }
         } catch {
             FileHandle.standardError.write(Data("roster sql: \(error)\n".utf8))
             throw ExitCode(1)

@@ -27,7 +27,7 @@ struct CommandLineTests {
         #expect(lines.count == 8)
     }
 
-    @Test func runSQLAndWatchTakeAPostgreSQLURL() throws {
+    @Test(.needsPostgreSQL) func runSQLAndWatchTakeAPostgreSQLURL() throws {
         guard let server = try PostgresTestServer.url() else { return }
         // The same trace as on SQLite, in a schema of the run's own, kept with --keep.
         let sqlite = try run(["run", "-"], input: script)
@@ -40,6 +40,8 @@ struct CommandLineTests {
         // roster sql writes there as another client; roster watch on it prints the snapshot.
         let sql = try run(["sql", url, #"UPDATE "Post" SET rank = 5"#])
         #expect(sql.status == 0, "\(sql.error)")
+        let read = try run(["sql", url, #"SELECT count(*), min(rank), NULL FROM "Post""#])
+        #expect(read.status == 0 && read.output.hasSuffix("|5|\n"), "\(read.output) \(read.error)")
         let refused = try run(["sql", url, "COMMIT"])
         #expect(refused.status == 1 && refused.error.contains("COMMIT"))
         let output = Pipe()
@@ -162,6 +164,12 @@ struct CommandLineTests {
         #expect(result.status == 0)
         #expect(FileManager.default.fileExists(atPath: path))
         #expect(try run(["sql", path, "UPDATE Post SET rank = 2"]).status == 0)
+        // Rows read are printed as sqlite3 prints them: one a line, `|` between, NULL empty.
+        let read = try run(["sql", path, "SELECT 'a', 1, 2.5, NULL; SELECT count(*) FROM Post WHERE rank = 2"])
+        #expect(read.status == 0 && read.output.hasPrefix("a|1|2.5|\n"), "\(read.output) \(read.error)")
+        #expect(read.output.split(separator: "\n").count == 2)
+        let help = try run(["sql", "--help"])
+        #expect(help.output.contains("PostgreSQL URL"))
         #expect(try run(["run", "-", "--database", path], input: script).status == 1)
         let removed = directory.appendingPathComponent("removed.sqlite").path
         #expect(try run(["run", "-", "--database", removed], input: script).status == 0)

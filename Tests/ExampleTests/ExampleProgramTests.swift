@@ -87,7 +87,7 @@ struct ExampleProgramTests {
         #expect(run.output.components(separatedBy: "valid\n").count == 6)
     }
 
-    @Test func boardRunsAsSeveralClientsOfOneServer() throws {
+    @Test(.needsPostgreSQL) func boardRunsAsSeveralClientsOfOneServer() throws {
         guard let schema = try PostgresTestSchema.make() else { return }
         defer { schema.drop() }
         let seeding = try ProgramRun(program: "Board", arguments: ["--shared", schema.url, "--seed"])

@@ -42,16 +42,32 @@ struct PostgresFixtureTests {
         #expect(Self.portable.count >= 15)
     }
 
-    @Test(arguments: PostgresFixtureTests.portable)
+    @Test(.needsPostgreSQL, arguments: PostgresFixtureTests.portable)
     func portableScriptPrintsTheSameTrace(script: String) throws {
         guard let lines = try Self.run(Self.directory.appendingPathComponent(script)) else { return }
         try Self.compare(lines, with: script, ignoringErrorText: false)
     }
 
-    @Test(arguments: PostgresFixtureTests.translated)
+    @Test(.needsPostgreSQL, arguments: PostgresFixtureTests.translated)
     func translatedScriptPrintsTheSameTraceButForErrorText(script: String) throws {
         guard let lines = try Self.run(Self.translations.appendingPathComponent(script)) else { return }
         try Self.compare(lines, with: script, ignoringErrorText: true)
+    }
+
+    /// The bundled example scripts (the README runs the tour on both backends).
+    static var examples: [String] {
+        let folder = Programs.repository.appendingPathComponent("Examples/Scripts")
+        return ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".jsonl") }.sorted()
+    }
+
+    @Test(.needsPostgreSQL, arguments: PostgresFixtureTests.examples)
+    func exampleScriptPrintsTheSameTraceOnBothBackends(script: String) throws {
+        let url = Programs.repository.appendingPathComponent("Examples/Scripts/\(script)")
+        guard let lines = try Self.run(url) else { return }
+        var onSQLite: [String] = []
+        ScriptRunner(store: try Store.temporary()).run(script: try String(contentsOf: url, encoding: .utf8)) { onSQLite.append($0.serialized()) }
+        #expect(lines == onSQLite, "\(script): the first line that differs: \(zip(lines, onSQLite).first { $0 != $1 }.map { "\($0) / \($1)" } ?? "the counts, \(lines.count) / \(onSQLite.count)")")
+        #expect(Self.examples.count >= 4)
     }
 
     /// The trace of a script run in a new schema, or nil without a server (never under CI).

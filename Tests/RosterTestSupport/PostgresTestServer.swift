@@ -1,10 +1,20 @@
 import Foundation
+import Roster
 import Synchronization
+import Testing
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+extension Trait where Self == ConditionTrait {
+    /// A test or suite that needs a PostgreSQL server: reported as skipped, not passed,
+    /// without one or in a build without the PostgreSQL trait — but never under `CI=true`.
+    public static var needsPostgreSQL: Self {
+        .enabled(if: PostgresTestServer.isAvailable, "needs a PostgreSQL server (ROSTER_POSTGRES_URL, or initdb on PATH) and swift test --traits PostgreSQL")
+    }
+}
 
 /// The PostgreSQL server the Postgres tests run against: the one `ROSTER_POSTGRES_URL`
 /// names (`.ci/run` starts one and sets it), else a throwaway one this test process starts
@@ -28,15 +38,26 @@ public enum PostgresTestServer {
     /// - Throws: ``Unavailable`` when `CI` is `"true"` and `ROSTER_POSTGRES_URL` is not set.
     public static func url() throws -> String? {
         let environment = ProcessInfo.processInfo.environment
+        if environment["CI"] == "true", !RosterRelease.hasPostgreSQL {
+            throw Unavailable(description: "CI=true but Roster was built without the PostgreSQL trait: run swift test --traits PostgreSQL; the Postgres tests do not skip under CI")
+        }
         if let url = environment["ROSTER_POSTGRES_URL"], !url.isEmpty { return url }
         if environment["CI"] == "true" {
             throw Unavailable(description: "CI=true but ROSTER_POSTGRES_URL is not set: CI must start a server (.ci/run does, with Scripts/postgres-server.sh) and export its URL; the Postgres tests do not skip under CI")
         }
+        guard RosterRelease.hasPostgreSQL else { return nil }
         return state.withLock { state in
             if case .notTried = state { state = start() }
             if case .running(let url, _) = state { return url }
             return nil
         }
+    }
+
+    /// Whether the Postgres tests run: always under `CI=true` (where they fail without a
+    /// server or without the backend), otherwise when this build has the PostgreSQL
+    /// backend and a server is set or could be started.
+    public static var isAvailable: Bool {
+        ProcessInfo.processInfo.environment["CI"] == "true" || (try? url()) != nil
     }
 
     /// What this process did about a server of its own.

@@ -120,6 +120,15 @@ struct DocSnippetTests {
         #expect(result.status == 0 && errors.isEmpty, "\(errors.joined(separator: "\n"))")
     }
 
+    @Test("the SQLite-only consumer app runs the README's program as it is there")
+    func consumerAppHoldsTheReadmeProgram() throws {
+        let readme = try Self.snippets(in: "README.md")
+        let program = try #require(readme.first { $0.lines.first == "import Roster" }, "the README's Swift program")
+        let body = program.lines.dropFirst().drop { $0.isEmpty }.joined(separator: "\n")
+        let main = try String(contentsOf: Self.root.appendingPathComponent("Examples/Consumers/SQLiteApp/Sources/SQLiteApp/main.swift"), encoding: .utf8)
+        #expect(main.contains(body), "Examples/Consumers/SQLiteApp/Sources/SQLiteApp/main.swift must hold the README's program (lines \(program.firstLine)…)")
+    }
+
     /// The context as top-level code: each name a block does not declare itself.
     static func topLevelContext(for snippet: Snippet) -> String {
         let declared = snippet.lines.joined(separator: "\n")

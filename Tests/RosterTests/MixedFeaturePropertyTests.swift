@@ -36,7 +36,7 @@ struct MixedFeaturePropertyTests {
         try MixedWorld(store: store, other: { try Store(path: store.path) }, seed: seed).run()
     }
 
-    @Test("PostgreSQL: every step leaves every live query exact", arguments: MixedFeaturePropertyTests.seeds)
+    @Test("PostgreSQL: every step leaves every live query exact", .needsPostgreSQL, arguments: MixedFeaturePropertyTests.seeds)
     func postgres(seed: Int) throws {
         guard let schema = try PostgresTestSchema.make() else { return }
         defer { schema.drop() }

@@ -9,7 +9,7 @@ import RosterTestSupport
 /// (one at a time, and in transactions that may roll back) and through a second store on
 /// the same database (another client), which the first hears when it polls. No raw SQL:
 /// the two dialects differ there (Docs/ScriptFormat.md, "On PostgreSQL").
-@Suite("PostgreSQL and SQLite agree")
+@Suite("PostgreSQL and SQLite agree", .needsPostgreSQL)
 struct PostgresPropertyTests {
     /// `ROSTER_PROPERTY_SEEDS=100 swift test --filter PostgresPropertyTests` for a longer soak.
     static let seeds = 0..<(ProcessInfo.processInfo.environment["ROSTER_PROPERTY_SEEDS"].flatMap(Int.init) ?? 6)

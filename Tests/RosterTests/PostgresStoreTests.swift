@@ -8,7 +8,7 @@ import RosterTestSupport
 /// clients in any order, rollbacks and failed statements, concurrent writers, broken
 /// connections, lost notifications, retried conflicts. Each test works in a schema of its
 /// own; without a server (and not under CI) they skip.
-@Suite("PostgreSQL store")
+@Suite("PostgreSQL store", .needsPostgreSQL)
 struct PostgresStoreTests {
     static let item = try! Entity("Item", key: "id", attributes: [Attribute("id", .string), Attribute("rank", .integer)])
 

@@ -259,4 +259,20 @@ struct ResultsControllerTests {
         #expect(writer.maximumDepth == 1)
         #expect(controller.indexPath(for: "p8") != nil)
     }
+
+    @Test func aSectionsTitleIsItsNameAsText() throws {
+        let store = try Store.temporary()
+        try store.define(Entity("Item", key: "id", attributes: [Attribute("id", .string), Attribute("group", .integer), Attribute("flag", .bool)]))
+        try store.insert("Item", ["id": "a", "group": 7, "flag": true])
+        try store.insert("Item", ["id": "b", "flag": false])
+        let byGroup = try ResultsController(store: store, request: FetchRequest(entity: "Item", sortKeys: [SortKey("group")], sectionAttribute: "group"))
+        try byGroup.performFetch()
+        #expect(try byGroup.sections.map(\.title) == ["", "7"])
+        let byFlag = try ResultsController(store: store, request: FetchRequest(entity: "Item", sortKeys: [SortKey("flag")], sectionAttribute: "flag"))
+        try byFlag.performFetch()
+        #expect(try byFlag.sections.map(\.title) == ["NO", "YES"])
+        #expect(byFlag.counts?.sections.map(\.title) == ["NO", "YES"])
+        #expect(Value.string("é").text == "é" && Value.double(2.5).text == "2.5" && Value.null.text == nil)
+        #expect(Value.invalidUTF8([0x61, 0xC3]).text == "a\u{FFFD}")
+    }
 }

@@ -10,7 +10,8 @@
 typedef struct sqlite3 sqlite3;
 typedef struct roster_capture roster_capture;
 
-/// 1 when the linked SQLite was built with the preupdate hook (Debian's is; Apple's is not).
+/// 1 when the linked SQLite was built with the preupdate hook (Debian's is, and Apple's
+/// system SQLite by `PRAGMA compile_options` on iOS 11.4 and later: Docs/ChangeTracking.md).
 int roster_capture_is_available(void);
 
 /// Installs the preupdate hook on `db`; NULL when unavailable or out of memory.

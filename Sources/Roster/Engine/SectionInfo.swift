@@ -6,4 +6,8 @@ public struct SectionInfo: Sendable, Hashable {
     public let name: Value
     /// The number of objects in the section.
     public let numberOfObjects: Int
+
+    /// The name as text, as NSFetchedResultsController's `name` is a `String`: the
+    /// value's ``Value/text``, empty for null (objects without a value, or no sections).
+    public var title: String { name.text ?? "" }
 }

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import Synchronization
 
@@ -106,3 +107,4 @@ package final class ServerChangeMonitor: Sendable {
         }
     }
 }
+#endif

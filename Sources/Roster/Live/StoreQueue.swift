@@ -142,22 +142,10 @@ public final class StoreQueue: Sendable {
     /// Calling it again replaces the watch; ``stopWatching()`` or releasing the queue ends it.
     /// It is independent of ``startPolling(every:)``: use one or the other.
     public func startWatching(safetyPoll: Duration = .seconds(1), fallbackPoll: Duration = .milliseconds(100)) {
-        let watch: ChangeWatch
-        if let server {
-            watch = .server(ServerChangeMonitor(url: server.url, channel: server.channel, safetyInterval: safetyPoll, retryInterval: fallbackPoll) { [weak self] notified in
-                guard let self else { return }
-                // A notification means a commit: deliver without asking whether there was one.
-                if notified {
-                    self.store.withLock { $0.deliverNotifiedChanges() }
-                } else {
-                    _ = try? self.pollExternalChanges()
-                }
-            })
-        } else {
-            watch = .file(FileChangeMonitor(databasePath: path, safetyInterval: safetyPoll, fallbackInterval: fallbackPoll) { [weak self] in
+        let watch = serverWatch(safetyPoll: safetyPoll, retryInterval: fallbackPoll)
+            ?? .file(FileChangeMonitor(databasePath: path, safetyInterval: safetyPoll, fallbackInterval: fallbackPoll) { [weak self] in
                 _ = try? self?.pollExternalChanges()
             })
-        }
         let previous = watcher.withLock { current in
             defer { current = watch }
             return current
@@ -182,22 +170,47 @@ public final class StoreQueue: Sendable {
         watcher.withLock { $0?.mode }
     }
 
+    /// For a queue on PostgreSQL, the watch that listens for its schema's notifications;
+    /// nil for a file (and in a build without the PostgreSQL backend, which has no server).
+    private func serverWatch(safetyPoll: Duration, retryInterval: Duration) -> ChangeWatch? {
+        #if PostgreSQL
+        guard let server else { return nil }
+        return .server(ServerChangeMonitor(url: server.url, channel: server.channel, safetyInterval: safetyPoll, retryInterval: retryInterval) { [weak self] notified in
+            guard let self else { return }
+            // A notification means a commit: deliver without asking whether there was one.
+            if notified {
+                self.store.withLock { $0.deliverNotifiedChanges() }
+            } else {
+                _ = try? self.pollExternalChanges()
+            }
+        })
+        #else
+        return nil
+        #endif
+    }
+
     /// What watches for other processes' or clients' commits.
     private enum ChangeWatch: Sendable {
         case file(FileChangeMonitor)
+        #if PostgreSQL
         case server(ServerChangeMonitor)
+        #endif
 
         var mode: FileChangeMonitor.Mode {
             switch self {
             case let .file(monitor): monitor.mode
+            #if PostgreSQL
             case .server: .serverNotifications
+            #endif
             }
         }
 
         func stop() {
             switch self {
             case let .file(monitor): monitor.stop()
+            #if PostgreSQL
             case let .server(monitor): monitor.stop()
+            #endif
             }
         }
     }

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import CLibPQ
 #if canImport(Glibc)
 import Glibc
@@ -26,19 +27,19 @@ final class ServerConnection {
     init(url: String) throws(ServerError) {
         self.url = url
         guard let connection = PQconnectdb(url) else {
-            throw ServerError(sqlState: "08000", message: "libpq could not allocate a connection to \(Self.redacted(url))")
+            throw ServerError(sqlState: "08000", message: "libpq could not allocate a connection to \(PostgresSchema.redacted(url))")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
             let reason = Self.trimmed(PQerrorMessage(connection))
             PQfinish(connection)
-            throw ServerError(sqlState: "08001", message: "cannot connect to PostgreSQL at \(Self.redacted(url)): \(reason)")
+            throw ServerError(sqlState: "08001", message: "cannot connect to PostgreSQL at \(PostgresSchema.redacted(url)): \(reason)")
         }
         handle = connection
         // NOTICEs (`relation already exists, skipping`) are not errors; libpq would print them.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
         guard PQsetClientEncoding(connection, "UTF8") == 0 else {
             close()
-            throw ServerError(sqlState: "22021", message: "the server at \(Self.redacted(url)) refused client_encoding UTF8")
+            throw ServerError(sqlState: "22021", message: "the server at \(PostgresSchema.redacted(url)) refused client_encoding UTF8")
         }
         // Doubles as text that reads back as the same Double, whatever the role or database
         // sets (a lower setting rounds, and distinct values would read back equal).
@@ -46,7 +47,7 @@ final class ServerConnection {
         let encoding = PQparameterStatus(connection, "server_encoding").map { String(cString: $0) } ?? "?"
         guard encoding == "UTF8" else {
             close()
-            throw ServerError(sqlState: "22021", message: "the database at \(Self.redacted(url)) is encoded \(encoding); Roster needs UTF8, so that text is stored as it is given")
+            throw ServerError(sqlState: "22021", message: "the database at \(PostgresSchema.redacted(url)) is encoded \(encoding); Roster needs UTF8, so that text is stored as it is given")
         }
     }
 
@@ -234,7 +235,7 @@ final class ServerConnection {
     // MARK: Helpers
 
     private func open() throws(ServerError) -> OpaquePointer {
-        guard let handle else { throw ServerError(sqlState: "08003", message: "the connection to \(Self.redacted(url)) is closed") }
+        guard let handle else { throw ServerError(sqlState: "08003", message: "the connection to \(PostgresSchema.redacted(url)) is closed") }
         return handle
     }
 
@@ -263,17 +264,6 @@ final class ServerConnection {
         return message
     }
 
-    /// `url` without its password, for messages and ``Store/path``.
-    static func redacted(_ url: String) -> String {
-        // postgresql://user:password@host/… → postgresql://user:***@host/…
-        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else {
-            return url.replacingOccurrences(of: #"password\s*=\s*\S+"#, with: "password=***", options: .regularExpression)
-        }
-        let credentials = url[scheme.upperBound..<at]
-        guard let colon = credentials.firstIndex(of: ":") else { return url }
-        return String(url[..<colon]) + ":***" + String(url[at...])
-    }
-
     /// Calls `body` with C strings for `texts` (NULL for nil), alive for the call.
     private static func withCStrings<R>(_ texts: [String?], _ body: (UnsafeBufferPointer<UnsafePointer<CChar>?>) -> R) -> R {
         let copies: [UnsafeMutablePointer<CChar>?] = texts.map { $0.flatMap { strdup($0) } }
@@ -292,6 +282,8 @@ final class ServerRows {
 
     /// How many rows.
     var count: Int { Int(PQntuples(result)) }
+    /// How many columns each row has.
+    var columnCount: Int { Int(PQnfields(result)) }
     /// The command tag the server answered with (`COMMIT`, `ROLLBACK`, `UPDATE 3`).
     var commandStatus: String { String(cString: PQcmdStatus(result)) }
     /// How many rows an `INSERT`, `UPDATE` or `DELETE` changed.
@@ -317,3 +309,4 @@ final class ServerRows {
         return nil
     }
 }
+#endif

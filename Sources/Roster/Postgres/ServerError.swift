@@ -22,6 +22,13 @@ public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
         self.sql = sql
     }
 
+    /// What every PostgreSQL entry point throws in a build without the backend
+    /// (``RosterRelease/hasPostgreSQL``): SQLSTATE `0A000`, feature not supported.
+    static let notBuilt = ServerError(sqlState: "0A000", message: """
+        this build of Roster has no PostgreSQL backend: enable the package trait PostgreSQL \
+        (swift build --traits PostgreSQL; in a manifest, traits: ["PostgreSQL"]), which needs libpq's headers (Debian: libpq-dev)
+        """)
+
     /// Whether running the transaction again may succeed: a serialization failure
     /// (`40001`) or a deadlock (`40P01`), where the server rolled the transaction back.
     public var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }

@@ -17,6 +17,9 @@ public enum PostgresSchema {
     ///   may not create schemas.
     public static func create(at url: String) throws -> (name: String, url: String) {
         let name = "roster_" + String(UInt64.random(in: .min ... .max), radix: 16).leftPadded(to: 16)
+        #if !PostgreSQL
+        throw StoreError.server(.notBuilt)
+        #else
         do throws(ServerError) {
             let connection = try ServerConnection(url: url)
             defer { connection.close() }
@@ -25,6 +28,7 @@ public enum PostgresSchema {
             throw StoreError.server(error)
         }
         return (name, Self.url(url, searchPath: name))
+        #endif
     }
 
     /// Drops a schema and everything in it (`DROP SCHEMA … CASCADE`); nothing when it does
@@ -32,6 +36,9 @@ public enum PostgresSchema {
     ///
     /// - Throws: ``StoreError/server(_:)`` when the server cannot be reached or refuses.
     public static func drop(_ name: String, at url: String) throws {
+        #if !PostgreSQL
+        throw StoreError.server(.notBuilt)
+        #else
         do throws(ServerError) {
             let connection = try ServerConnection(url: url)
             defer { connection.close() }
@@ -39,6 +46,7 @@ public enum PostgresSchema {
         } catch {
             throw StoreError.server(error)
         }
+        #endif
     }
 
     /// Whether `location` is a PostgreSQL URL (`postgresql://…` or `postgres://…`) rather
@@ -49,7 +57,13 @@ public enum PostgresSchema {
 
     /// `url` without its password, for messages and reports.
     package static func redacted(_ url: String) -> String {
-        ServerConnection.redacted(url)
+        // postgresql://user:password@host/… → postgresql://user:***@host/…
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else {
+            return url.replacingOccurrences(of: #"password\s*=\s*\S+"#, with: "password=***", options: .regularExpression)
+        }
+        let credentials = url[scheme.upperBound..<at]
+        guard let colon = credentials.firstIndex(of: ":") else { return url }
+        return String(url[..<colon]) + ":***" + String(url[at...])
     }
 
     /// `url` with `schema` as its search path: a URL gains `options=-csearch_path%3D<schema>`

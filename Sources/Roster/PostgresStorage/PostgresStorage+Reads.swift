@@ -1,3 +1,4 @@
+#if PostgreSQL
 /// Reads of committed state, on the reading connection: what live queries fetch.
 extension PostgresStorage {
     func committedRows(_ query: BoundQuery) throws(StoreError) -> [[Value]] {
@@ -130,3 +131,4 @@ extension PostgresStorage {
         return (0..<rows.count).map { row in attributes.indices.map { rows.value(row, $0, as: attributes[$0].type) } }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 /// Change tracking over the schema's change log: reading it in the reader's snapshots,
 /// creating an entity's log when a live query first watches it, pruning it, and checking
 /// what other clients did to the schema.
@@ -324,3 +325,4 @@ extension PostgresStorage {
         return check
     }
 }
+#endif

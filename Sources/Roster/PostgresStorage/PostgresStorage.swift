@@ -1,3 +1,4 @@
+#if PostgreSQL
 /// The store's backend over a PostgreSQL server (``StorageBackend``): many clients, in
 /// many processes and on many machines, sharing one schema's entities and live queries.
 ///
@@ -61,7 +62,7 @@ final class PostgresStorage {
     ///   role, or the search path names no schema that exists.
     init(url: String) throws(StoreError) {
         self.url = url
-        path = ServerConnection.redacted(url)
+        path = PostgresSchema.redacted(url)
         do throws(ServerError) {
             writer = try ServerConnection(url: url)
             let rows = try writer.query("SELECT current_schema()")
@@ -298,3 +299,4 @@ extension PostgresStorage: StorageBackend {
         return entity.attributes.indices.map { rows.value(0, $0, as: entity.attributes[$0].type) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 /// The store's own tables in a PostgreSQL schema: which entities exist, and the change log
 /// that every committed write fills, whoever makes it (Docs/ScaleOut.md).
 ///
@@ -256,3 +257,4 @@ enum ServerCatalog {
         return rows.text(0, 0) == "t"
     }
 }
+#endif

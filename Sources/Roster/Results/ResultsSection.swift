@@ -5,6 +5,10 @@ public struct ResultsSection: Sendable, Hashable {
     /// The section's objects, in order.
     public let objects: [Object]
 
+    /// The name as text, as NSFetchedResultsController's `name` is a `String`: the
+    /// value's ``Value/text``, empty for null (objects without a value, or no sections).
+    public var title: String { name.text ?? "" }
+
     /// The number of objects in the section (never zero: empty sections do not exist).
     public var numberOfObjects: Int { objects.count }
 }

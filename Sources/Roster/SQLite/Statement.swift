@@ -107,6 +107,9 @@ final class Statement {
         sqlite3_reset(handle)
     }
 
+    /// How many columns the statement's rows have (0 for a statement that reads none).
+    var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
     /// The value of column `index` of the current row, typed as SQLite stores it
     /// (`.integer`, `.double`, `.string`, `.invalidUTF8` or `.null`; never `.bool` — see
     /// ``column(_:as:)``). Text is `.string` when it is valid UTF-8 and `.invalidUTF8`

@@ -14,7 +14,9 @@
 /// a connection to that server: another client, as `psql` or another machine would be.
 public final class ExternalConnection {
     private let connection: Connection?
+    #if PostgreSQL
     private let server: ServerConnection?
+    #endif
 
     /// Opens the file, or connects to the server a `postgresql://` URL names.
     ///
@@ -27,6 +29,9 @@ public final class ExternalConnection {
     ///   ``StoreError/server(_:)`` when the server cannot be reached.
     public init(path: String, busyTimeout milliseconds: Int32 = 5_000) throws {
         if PostgresSchema.isURL(path) {
+            #if !PostgreSQL
+            throw StoreError.server(.notBuilt)
+            #else
             connection = nil
             do {
                 let server = try ServerConnection(url: path)
@@ -36,8 +41,11 @@ public final class ExternalConnection {
                 throw StoreError.server(error)
             }
             return
+            #endif
         }
+        #if PostgreSQL
         server = nil
+        #endif
         do {
             let connection = try Connection(path: path)
             connection.setBusyTimeout(milliseconds: milliseconds)
@@ -58,30 +66,46 @@ public final class ExternalConnection {
     ///   ``StoreError/rejectedSQL(_:)`` naming the refused statement. Either way nothing
     ///   is kept.
     public func execute(_ sql: String) throws {
+        _ = try run(sql)
+    }
+
+    /// Runs SQL as ``execute(_:)`` does, and returns the rows its statements read, each
+    /// value as text (nil for NULL): every statement's on SQLite, the last statement's on
+    /// PostgreSQL (as `sqlite3` and `psql -c` print them). What `roster sql` prints.
+    ///
+    /// - Throws: what ``execute(_:)`` throws; nothing is kept then.
+    package func run(_ sql: String) throws -> [[String?]] {
+        var rows: [[String?]] = []
+        #if PostgreSQL
         if let server {
             if let refused = ServerSQLGuard.refusal(of: sql) { throw StoreError.rejectedSQL(refused) }
             do throws(ServerError) {
                 try server.execute("BEGIN")
-                try server.execute(sql)
+                let result = try server.executeReturningLast(sql)
                 _ = try server.commit()
+                rows = (0..<result.count).map { row in (0..<result.columnCount).map { result.text(row, $0) } }
             } catch {
                 if server.isInTransaction { try? server.execute("ROLLBACK") }
                 throw StoreError.server(error)
             }
-            return
+            return rows
         }
-        guard let connection else { return }
+        #endif
+        guard let connection else { return rows }
         do {
             try connection.execute("BEGIN IMMEDIATE")
         } catch {
             throw StoreError.database(error)
         }
         do throws(StoreError) {
-            try RawSQL.run(sql, arguments: [], on: connection, transactionReason: "it runs in a transaction of its own")
+            try RawSQL.run(sql, arguments: [], on: connection, transactionReason: "it runs in a transaction of its own", eachRow: { statement in
+                rows.append((0..<statement.columnCount).map { statement.column($0).text })
+            })
             do throws(DatabaseError) { try connection.execute("COMMIT") } catch { throw .database(error) }
         } catch {
             if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
             throw error
         }
+        return rows
     }
 }

@@ -31,7 +31,7 @@ enum RawSQL {
     ///   statement.
     static func run(
         _ sql: String, arguments: [Value], on connection: Connection, transactionReason: String,
-        afterEach: () throws(DatabaseError) -> Void = {}
+        afterEach: () throws(DatabaseError) -> Void = {}, eachRow: (Statement) -> Void = { _ in }
     ) throws(StoreError) {
         let statements = connection.rawStatements(in: sql)
         while let statement = try next(of: statements, transactionReason: transactionReason) {
@@ -40,7 +40,7 @@ enum RawSQL {
             }
             do throws(DatabaseError) {
                 if !arguments.isEmpty { try statement.bind(arguments) }
-                while try statement.step() {}
+                while try statement.step() { eachRow(statement) }
                 try afterEach()
             } catch {
                 throw .database(error)

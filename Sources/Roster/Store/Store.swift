@@ -65,7 +65,11 @@ public final class Store {
     /// For a store on PostgreSQL: the URL it connected with (password included) and the
     /// channel its schema's commits notify, for a watcher's own connection.
     package var serverChannel: (url: String, channel: String)? {
+        #if PostgreSQL
         (storage as? PostgresStorage).map { ($0.url, $0.names.channel) }
+        #else
+        nil
+        #endif
     }
 
     /// Opens or creates the database file at `path`.
@@ -109,8 +113,14 @@ public final class Store {
     ///   role or its rights, or the search path names no schema that exists;
     ///   ``StoreError/schemaMismatch(entity:reason:)`` when the schema holds Roster metadata
     ///   that cannot be read.
+    ///   In a build without the backend (``RosterRelease/hasPostgreSQL``),
+    ///   ``StoreError/server(_:)`` with SQLSTATE `0A000`.
     public convenience init(postgresURL url: String) throws {
+        #if PostgreSQL
         try self.init(storage: PostgresStorage(url: url))
+        #else
+        throw StoreError.server(.notBuilt)
+        #endif
     }
 
     private convenience init(path: String, readOnly: Bool, temporaryDirectory: URL?) throws(StoreError) {

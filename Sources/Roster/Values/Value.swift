@@ -218,6 +218,18 @@ extension Value: CustomStringConvertible {
         }
     }
 
+    /// The value as text for a label or a cell: a string as it is, a number as Swift
+    /// writes it, `YES` or `NO` for a bool (NSPredicate's spelling), text that is not valid
+    /// UTF-8 with U+FFFD for each bad byte; nil for null.
+    public var text: String? {
+        switch self {
+        case .null: nil
+        case let .string(value): value
+        case let .invalidUTF8(bytes): String(decoding: bytes, as: UTF8.self)
+        default: description
+        }
+    }
+
     /// A byte as two lowercase hex digits.
     static func hex(_ byte: UInt8) -> String {
         let digits = Array("0123456789abcdef")
