@@ -77,12 +77,8 @@ struct WatchCommand: ParsableCommand {
         // the snapshot is always reported.
         let safety = Duration.milliseconds(Int64(safetyPoll * 1_000))
         let stopMonitor: @Sendable () -> Void
-        if let server = watch.store.serverChannel {
-            // A server notifies commits (LISTEN/NOTIFY); the safety poll covers a lost one.
-            let monitor = ServerChangeMonitor(url: server.url, channel: server.channel, safetyInterval: safety, retryInterval: .milliseconds(100)) { _ in
-                wakeUp.change()
-            }
-            stopMonitor = { monitor.stop() }
+        if let stopServerMonitor = Self.watchServer(of: watch.store, safetyInterval: safety, wakeUp: wakeUp) {
+            stopMonitor = stopServerMonitor
         } else {
             let monitor = FileChangeMonitor(databasePath: watch.store.path, safetyInterval: safety) {
                 wakeUp.change()
@@ -139,5 +135,22 @@ private final class WakeUp: Sendable {
         semaphore.wait()
         pending.store(false, ordering: .releasing)
         return !stopped.load(ordering: .acquiring)
+    }
+}
+
+extension WatchCommand {
+    /// For a store on a PostgreSQL server, watches its schema's notifications (LISTEN/NOTIFY;
+    /// the safety poll covers a lost one) and returns what stops it; nil for a file, and in
+    /// a roster built without the PostgreSQL trait, whose stores are all files.
+    fileprivate static func watchServer(of store: Store, safetyInterval: Duration, wakeUp: WakeUp) -> (@Sendable () -> Void)? {
+        #if PostgreSQL
+        guard let server = store.serverChannel else { return nil }
+        let monitor = ServerChangeMonitor(url: server.url, channel: server.channel, safetyInterval: safetyInterval, retryInterval: .milliseconds(100)) { _ in
+            wakeUp.change()
+        }
+        return { monitor.stop() }
+        #else
+        return nil
+        #endif
     }
 }

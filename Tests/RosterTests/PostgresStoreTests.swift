@@ -1,3 +1,6 @@
+// The backend's own types (ServerConnection, PostgresStorage): built with the PostgreSQL
+// trait only, as they are (swift test --traits PostgreSQL).
+#if PostgreSQL
 import Foundation
 import Synchronization
 import Testing
@@ -485,3 +488,4 @@ struct PostgresStoreTests {
         #expect(try controller.fetchedObjects.isEmpty, "2^53 + 1 matched 2^53")
     }
 }
+#endif
