@@ -66,7 +66,7 @@ public final class ExternalConnection {
     ///   ``StoreError/rejectedSQL(_:)`` naming the refused statement. Either way nothing
     ///   is kept.
     public func execute(_ sql: String) throws {
-        _ = try run(sql)
+        _ = try run(sql, keepingRows: false)
     }
 
     /// Runs SQL as ``execute(_:)`` does, and returns the rows its statements read, each
@@ -75,6 +75,11 @@ public final class ExternalConnection {
     ///
     /// - Throws: what ``execute(_:)`` throws; nothing is kept then.
     package func run(_ sql: String) throws -> [[String?]] {
+        try run(sql, keepingRows: true)
+    }
+
+    /// The statements run in one transaction; their rows as text when `keepingRows`.
+    private func run(_ sql: String, keepingRows: Bool) throws -> [[String?]] {
         var rows: [[String?]] = []
         #if PostgreSQL
         if let server {
@@ -83,7 +88,7 @@ public final class ExternalConnection {
                 try server.execute("BEGIN")
                 let result = try server.executeReturningLast(sql)
                 _ = try server.commit()
-                rows = (0..<result.count).map { row in (0..<result.columnCount).map { result.text(row, $0) } }
+                if keepingRows { rows = (0..<result.count).map { row in (0..<result.columnCount).map { result.text(row, $0) } } }
             } catch {
                 if server.isInTransaction { try? server.execute("ROLLBACK") }
                 throw StoreError.server(error)
@@ -99,7 +104,7 @@ public final class ExternalConnection {
         }
         do throws(StoreError) {
             try RawSQL.run(sql, arguments: [], on: connection, transactionReason: "it runs in a transaction of its own", eachRow: { statement in
-                rows.append((0..<statement.columnCount).map { statement.column($0).text })
+                if keepingRows { rows.append((0..<statement.columnCount).map { statement.column($0).text }) }
             })
             do throws(DatabaseError) { try connection.execute("COMMIT") } catch { throw .database(error) }
         } catch {
