@@ -309,7 +309,74 @@ struct AggregateTests {
         #expect(lateRecorder.errors.map(\.code) == [.aggregateOverflow])
     }
 
-    @Test("double sums: compensated when a huge value leaves, and infinities come and go")
+    @Test("double sums: exact after any adds and removals, past the double range and back",
+          arguments: [1, 2, 3, 4, 5, 6, 7, 8])
+    func doubleSumsStayExact(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        var sum = AggregateSum()
+        var held: [Double] = []
+        func draw() -> Double {
+            let magnitude: Double
+            switch random.next() % 6 {
+            case 0: magnitude = Double(random.next() % 1000) / 10
+            case 1: magnitude = Double(sign: .plus, exponent: Int(random.next() % 60) - 30, significand: 1 + Double(random.next() % 1_000_000) / 1e6)
+            case 2: magnitude = Double(sign: .plus, exponent: 1000 + Int(random.next() % 23), significand: 1 + Double(random.next() % 1_000_000) / 1e6)
+            case 3: magnitude = Double(bitPattern: random.next() % (1 << 52))  // subnormal
+            case 4: magnitude = 1e308
+            default: magnitude = Double(random.next() % (1 << 53))
+            }
+            return random.next() % 2 == 0 ? magnitude : -magnitude
+        }
+        for step in 0..<400 {
+            if held.isEmpty || random.next() % 3 != 0 {
+                let value = draw()
+                held.append(value)
+                sum.add(.double(value), sign: 1)
+            } else {
+                let value = held.remove(at: Int(random.next() % UInt64(held.count)))
+                sum.add(.double(value), sign: -1)
+            }
+            guard case let .double(value)? = sum.value(isReal: true) else { Issue.record("not a double"); return }
+            let (reference, magnitudes, overflows) = Self.exactSum(of: held)
+            if overflows {
+                #expect(value.isInfinite && (value > 0) == (reference > 0), "seed \(seed) step \(step): \(value), exact sum beyond the range")
+            } else {
+                #expect(abs(value - reference) <= 1e-9 * magnitudes, "seed \(seed) step \(step): \(value) against \(reference)")
+            }
+        }
+        // Every value taken away: exactly zero, whatever came and went.
+        for value in held { sum.add(.double(value), sign: -1) }
+        #expect(sum.value(isReal: true) == .double(0))
+    }
+
+    /// The sum of `values` from scratch, by Shewchuk's exact partials (as Python's
+    /// `math.fsum`), scaled down by 2⁶⁴ when a value is near the top of the double range so
+    /// that no partial overflows; the sum of magnitudes at the same scale, unscaled; and
+    /// whether the sum is beyond the double range.
+    static func exactSum(of values: [Double]) -> (sum: Double, magnitudes: Double, overflows: Bool) {
+        let scale = values.contains { abs($0) > 0x1p1000 } ? 0x1p-64 : 1.0
+        var partials: [Double] = []
+        var magnitudes = 0.0
+        for value in values {
+            var x = value * scale
+            magnitudes += abs(x)
+            var kept: [Double] = []
+            for var y in partials {
+                if abs(x) < abs(y) { swap(&x, &y) }
+                let high = x + y
+                let low = y - (high - x)
+                if low != 0 { kept.append(low) }
+                x = high
+            }
+            kept.append(x)
+            partials = kept
+        }
+        let scaled = partials.reduce(0, +)
+        let sum = scaled / scale
+        return (sum, magnitudes / scale, sum.isInfinite)
+    }
+
+    @Test("double sums: exact when a huge value leaves, and infinities come and go")
     func doubleSums() throws {
         var sum = AggregateSum()
         let small = [0.1, 0.2, 0.3, 1e-3, -7.25]

@@ -165,6 +165,28 @@ struct ChangeLogTests {
         try body(path)
     }
 
+    @Test func aFileWithoutTheLogsRemovalGuardGetsItWhenAStoreOpensIt() throws {
+        try withStoreFile { path in
+            let guardCount = "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND name = '_roster_changes_removed'"
+            #expect(try ExternalConnection(path: path).run(guardCount) == [["1"]])
+            try ExternalConnection(path: path).execute("DROP TRIGGER _roster_changes_removed")
+            #expect(try ExternalConnection(path: path).run(guardCount) == [["0"]])
+            let store = try Store(path: path)
+            #expect(try count("sqlite_schema WHERE type = 'trigger' AND name = '_roster_changes_removed'", in: store) == 1)
+            // Another program empties the log: the next entry is numbered after the last one,
+            // and the removed entries count as pruned.
+            try store.insert("Post", ["id": "a", "rank": 1, "title": "a"])
+            try store.insert("Post", ["id": "b", "rank": 2, "title": "b"])
+            let newest = try #require(try ExternalConnection(path: path).run("SELECT max(seq) FROM _roster_changes").first?.first ?? nil)
+            try ExternalConnection(path: path).execute("DELETE FROM _roster_changes; INSERT INTO Post(id, rank, title) VALUES ('n', 1, 'n')")
+            let after = try ExternalConnection(path: path).run("""
+                SELECT (SELECT max(seq) FROM _roster_changes WHERE entity IS NULL), min(seq) - 1, (SELECT value FROM _roster_meta WHERE name = 'pruned_through')
+                FROM _roster_changes WHERE entity IS NOT NULL
+                """)
+            #expect(after == [[newest, newest, newest]])
+        }
+    }
+
     @Test(arguments: ["8", "99", "0", "'3'", "3.0", "x'03'"])
     func aFileWithAnUnknownLogFormatIsRefusedAndLeftAsItWas(format: String) throws {
         try withStoreFile { path in

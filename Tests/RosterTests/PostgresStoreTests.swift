@@ -213,6 +213,33 @@ struct PostgresStoreTests {
         #expect(fixture.keys == ["a", "b", "c"])
     }
 
+    @Test func aSchemaWithoutTheLogsRemovalGuardGetsItWhenAStoreOpensIt() throws {
+        guard let fixture = try Fixture() else { return }
+        let guards = """
+            SELECT count(*) FROM pg_trigger WHERE tgname IN ('_roster_gd', '_roster_gt')
+                AND tgrelid IN ('_roster_commits'::regclass, '"_roster_log_Item"'::regclass)
+            """
+        let other = try ExternalConnection(path: fixture.schema.url)
+        #expect(try other.run(guards) == [["4"]])
+        // As an older Roster left it: neither the commits nor the log has the guard.
+        try other.execute("""
+            DROP TRIGGER _roster_gd ON _roster_commits; DROP TRIGGER _roster_gt ON _roster_commits;
+            DROP TRIGGER _roster_gd ON "_roster_log_Item"; DROP TRIGGER _roster_gt ON "_roster_log_Item"
+            """)
+        #expect(try other.run(guards) == [["0"]])
+        let store = try Store(postgresURL: fixture.schema.url)
+        try store.ensureTracking(of: store.entity(named: "Item"))
+        #expect(try other.run(guards) == [["4"]])
+        // Another client deletes a commit the store has not read: a resync, and the truth.
+        try fixture.store.insert("Item", ["id": "a", "rank": 1])
+        _ = fixture.recorder.takeGroups()
+        try other.execute(#"UPDATE "Item" SET rank = 5 WHERE id = 'a'; DELETE FROM _roster_commits"#)
+        try other.execute(#"INSERT INTO "Item" VALUES ('b', 2)"#)
+        try fixture.store.pollExternalChanges()
+        #expect(fixture.recorder.resyncs.contains(.logPruned))
+        #expect(fixture.keys == (try fixture.freshKeys()))
+    }
+
     @Test func aWatcherThatHearsNoNotificationStillDeliversBySafetyPoll() throws {
         guard let schema = try PostgresTestSchema.make() else { return }
         defer { schema.drop() }

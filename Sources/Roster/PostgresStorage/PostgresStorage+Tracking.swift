@@ -85,7 +85,12 @@ extension PostgresStorage {
             // The numbers went back: the schema was dropped and made again, or its sequence
             // restarted. Nothing between can be read; the live queries re-fetch.
             cursor = newest
-            knownPrunedThrough = 0
+            // As it is now: a mark left from the old numbers costs this one resync, not another.
+            if let prunedInRead {
+                knownPrunedThrough = prunedInRead
+            } else {
+                knownPrunedThrough = try reading { connection throws(ServerError) in try Self.meta("pruned_through", names, on: connection) }
+            }
             return CommittedChanges(rowsByEntity: [:], resync: .logPruned, through: newest)
         }
         guard newest > cursor else { return nil }

@@ -16,6 +16,10 @@
 ///   row a statement changed, its key and its values before (`_roster_existed` false for a
 ///   row that did not exist), written by the entity's statement triggers from their
 ///   transition tables: one `INSERT … SELECT` per statement, not one per row.
+///
+/// Another client may delete or truncate the commits or a log (``removalGuard(_:)``): the
+/// commits whose rows it removed then count as pruned, so that a reader that had not read
+/// them re-fetches rather than missing them in silence.
 enum ServerCatalog {
     /// The version of the tables and triggers this Roster writes.
     static let logFormat = 1
@@ -63,16 +67,28 @@ enum ServerCatalog {
     /// Creates the store's tables in the schema unless they are there, under a lock, so
     /// that clients opening the same schema at once create them once.
     static func install(_ names: Names, on connection: ServerConnection) throws(ServerError) {
-        if try isInstalled(names, on: connection) { return }
+        if try isInstalled(names, on: connection), try hasRemovalGuard(names, on: connection) { return }
         try connection.execute("BEGIN")
         do throws(ServerError) {
             _ = try connection.query("SELECT pg_advisory_xact_lock(\(names.schemaLock))")
-            if try !isInstalled(names, on: connection) { try connection.execute(installation(names)) }
+            if try !isInstalled(names, on: connection) {
+                try connection.execute(installation(names))
+            } else if try !hasRemovalGuard(names, on: connection) {
+                try connection.execute(removalGuard(names))
+            }
             try connection.execute("COMMIT")
         } catch {
             try? connection.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// Whether the commits table has the removal guard's triggers (``removalGuard(_:)``).
+    private static func hasRemovalGuard(_ names: Names, on connection: ServerConnection) throws(ServerError) -> Bool {
+        let rows = try connection.query("""
+            SELECT count(*) = 2 FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname IN ('_roster_gd', '_roster_gt')
+            """, [.string(names.commits)])
+        return rows.text(0, 0) == "t"
     }
 
     private static func isInstalled(_ names: Names, on connection: ServerConnection) throws(ServerError) -> Bool {
@@ -113,6 +129,7 @@ enum ServerCatalog {
         $roster$;
         CREATE CONSTRAINT TRIGGER _roster_stamp AFTER INSERT ON \(names.commits)
             DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION \(names.qualified("_roster_stamp"))();
+        \(removalGuard(names))
         """
     }
 
@@ -186,7 +203,57 @@ enum ServerCatalog {
             CREATE TABLE IF NOT EXISTS \(names.log(entity.name))(_roster_xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
                 _roster_ord bigserial, _roster_existed boolean NOT NULL, \(columns.joined(separator: ", ")));
             CREATE INDEX IF NOT EXISTS \(Identifier.quoted("_roster_lx_\(entity.name)")) ON \(names.log(entity.name))(_roster_xid);
-            \(triggers(for: entity, names))\(bumpSchemaVersion(names))
+            \(triggers(for: entity, names))\(guardTriggers(on: names.log(entity.name), names))\(bumpSchemaVersion(names))
+            """
+    }
+
+    /// The function that makes a removal of log rows or commits by anyone but the pruner a
+    /// resync, and its triggers on the commits table (those of an entity's log are made with
+    /// it): `pruned_through` rises to the newest commit whose rows went — the newest of all
+    /// after a `TRUNCATE`, and one past it when a removed row belongs to a transaction not
+    /// numbered yet (it will be numbered after every commit now visible). A reader whose
+    /// cursor is below it re-fetches; a reader that had read those commits misses nothing.
+    /// The pruner's own deletions never raise it past the cut it writes anyway. Made with
+    /// the store's tables, or by ``install(_:on:)`` in a schema an older Roster made.
+    private static func removalGuard(_ names: Names) -> String {
+        let raise = """
+            UPDATE \(names.meta) SET value = lost::text WHERE name = 'pruned_through'
+                    AND CASE WHEN value ~ '^-?[0-9]{1,18}$' THEN value::bigint < lost ELSE true END;
+            """
+        return """
+            CREATE OR REPLACE FUNCTION \(names.qualified("_roster_removed"))() RETURNS trigger LANGUAGE plpgsql AS $roster$
+            DECLARE newest bigint; lost bigint; unnumbered boolean := false;
+            BEGIN
+                SELECT coalesce(max(seq), 0) INTO newest FROM \(names.commits);
+                IF TG_OP = 'TRUNCATE' THEN
+                    lost := newest;
+                    IF EXISTS (SELECT 1 FROM \(names.commits) WHERE xid = pg_current_xact_id()) THEN lost := newest + 1; END IF;
+                ELSIF TG_TABLE_NAME = '_roster_commits' THEN
+                    SELECT max(seq), bool_or(seq IS NULL) INTO lost, unnumbered FROM _roster_gone;
+                ELSE
+                    SELECT max(c.seq), bool_or(c.seq IS NULL) INTO lost, unnumbered
+                        FROM (SELECT DISTINCT _roster_xid FROM _roster_gone) g LEFT JOIN \(names.commits) c ON c.xid = g._roster_xid;
+                END IF;
+                IF unnumbered THEN lost := greatest(lost, newest) + 1; END IF;
+                IF lost IS NOT NULL THEN
+                    \(raise)
+                END IF;
+                RETURN NULL;
+            END
+            $roster$;
+            \(guardTriggers(on: names.commits, names))
+            """
+    }
+
+    /// The removal guard's triggers on a table of the log (``removalGuard(_:)``).
+    private static func guardTriggers(on table: String, _ names: Names) -> String {
+        let execute = "EXECUTE FUNCTION \(names.qualified("_roster_removed"))()"
+        return """
+            DROP TRIGGER IF EXISTS _roster_gd ON \(table);
+            CREATE TRIGGER _roster_gd AFTER DELETE ON \(table) REFERENCING OLD TABLE AS _roster_gone FOR EACH STATEMENT \(execute);
+            DROP TRIGGER IF EXISTS _roster_gt ON \(table);
+            CREATE TRIGGER _roster_gt BEFORE TRUNCATE ON \(table) FOR EACH STATEMENT \(execute);
+
             """
     }
 
@@ -247,12 +314,15 @@ enum ServerCatalog {
     }
 
     /// Whether the entity has its log table and its four triggers, enabled, and the commits
-    /// table its stamping trigger, enabled: otherwise writes would go unlogged.
+    /// table its stamping trigger, enabled: otherwise writes would go unlogged. And whether
+    /// the log has the removal guard's triggers (``removalGuard(_:)``), which a log made by
+    /// an older Roster lacks: tracking then writes them.
     static func hasChangeLog(of entity: Entity, _ names: Names, on connection: ServerConnection) throws(ServerError) -> Bool {
         let rows = try connection.query("""
             SELECT to_regclass($1) IS NOT NULL AND (SELECT count(*) FROM pg_trigger
                 WHERE tgrelid = to_regclass($2) AND tgname IN ('_roster_li', '_roster_lu', '_roster_ld', '_roster_lt') AND tgenabled <> 'D') = 4
                 AND (SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass($3) AND tgname = '_roster_stamp' AND tgenabled <> 'D') = 1
+                AND (SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname IN ('_roster_gd', '_roster_gt') AND tgenabled <> 'D') = 2
             """, [.string(names.log(entity.name)), .string(names.table(entity.name)), .string(names.commits)])
         return rows.text(0, 0) == "t"
     }

@@ -230,7 +230,7 @@ final class ChangeCapture {
         var byTable: [String: Entity] = [:]
         for entity in entities.values { byTable[entity.name.lowercased()] = entity }
         var tracked: [Entity] = []
-        var ownTriggers: Set<String> = []
+        var ownTriggers: Set<String> = [SchemaCatalog.removalGuardName]
         for table in tables.sorted() {
             guard let entity = byTable[table] else { return nil }
             tracked.append(entity)

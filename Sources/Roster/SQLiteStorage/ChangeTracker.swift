@@ -71,6 +71,15 @@ final class ChangeTracker {
     /// - Returns: nil when nothing was committed since the last call.
     func collect(entities: [Entity]) throws(DatabaseError) -> CommittedChanges? {
         let newest = try newestEntry()
+        if newest < cursor {
+            // The numbers went back: another program emptied the log of a file without the
+            // removal guard (SchemaCatalog.removalGuard), or replaced the file. What was
+            // written since cannot be told apart from what was read: the queries re-fetch.
+            cursor = newest
+            knownPrunedThrough = try Self.integer(from: prunedStatement)
+            ownImages?.drop(through: .max)
+            return CommittedChanges(rowsByEntity: [:], resync: .logPruned, through: newest)
+        }
         guard newest > cursor else { return nil }
         var changes = CommittedChanges(through: newest)
         let prunedThrough = try Self.integer(from: prunedStatement)
@@ -443,14 +452,16 @@ final class ChangeTracker {
                 nextAttemptAtRows = Self.sum(unprunedDeliveries.reduce(0) { Self.sum($0, $1.rows) }, retainedEntries)
                 return
             }
+            // The mark first: the log's removal guard (SchemaCatalog.removalGuard) then
+            // leaves these deletions alone.
+            let mark = try writer.prepare("UPDATE _roster_meta SET value = max(value, ?) WHERE name = 'pruned_through'")
+            try mark.bind([.integer(limit)])
+            try mark.step()
             // Never the newest entry: the log numbers entries by row id, which would give
             // its number out again once the table is empty.
             let delete = try writer.prepare("DELETE FROM _roster_changes WHERE seq <= ? AND seq < (SELECT max(seq) FROM _roster_changes)")
             try delete.bind([.integer(limit)])
             try delete.step()
-            let mark = try writer.prepare("UPDATE _roster_meta SET value = max(value, ?) WHERE name = 'pruned_through'")
-            try mark.bind([.integer(limit)])
-            try mark.step()
             // Marks older than the newest one at or before the cut say nothing more.
             let dropMarks = try writer.prepare("DELETE FROM _roster_log_marks WHERE seq < (SELECT max(seq) FROM _roster_log_marks WHERE seq <= ?)")
             try dropMarks.bind([.integer(limit)])

@@ -16,7 +16,11 @@
 ///   (see ``Store/ensureTracking(of:)``): defining an entity creates its table alone.
 ///   `seq` is the row id, not `AUTOINCREMENT` (which rewrote a row of `sqlite_sequence`
 ///   for every logging statement): pruning never deletes the newest entry, so numbers are
-///   never reused all the same.
+///   never reused all the same. Another program may delete entries all the same (`DELETE
+///   FROM _roster_changes`): the trigger `_roster_changes_removed` (``removalGuard``)
+///   then raises `pruned_through` past what it removed, so that a reader that had not read
+///   it re-fetches, and keeps the newest number when the table empties, so that the
+///   numbers never go back below a reader's cursor.
 /// - `_roster_meta(name, value)`: `pruned_through`, the last log entry that was removed;
 ///   `log_format`, the version of the triggers and log table the file holds.
 enum SchemaCatalog {
@@ -63,7 +67,10 @@ enum SchemaCatalog {
                 INSERT OR IGNORE INTO _roster_meta(name, value) VALUES ('store_id', lower(hex(randomblob(16))));
                 CREATE TABLE IF NOT EXISTS _roster_log_marks(seq INTEGER PRIMARY KEY, at INTEGER NOT NULL);
                 """)
-            if try formatToUpgrade(on: connection) == nil { return }
+            if try formatToUpgrade(on: connection) == nil {
+                try connection.execute(removalGuard)
+                return
+            }
             // Decided again under the write lock: another process opening the file at the
             // same moment may have upgraded it meanwhile.
             try connection.execute("BEGIN IMMEDIATE")
@@ -74,7 +81,7 @@ enum SchemaCatalog {
             let format: Int64
             do throws(DatabaseError) {
                 guard let older = try formatToUpgrade(on: connection) else {
-                    try connection.execute("COMMIT")
+                    try connection.execute(removalGuard + "COMMIT;")
                     return
                 }
                 format = older
@@ -83,7 +90,7 @@ enum SchemaCatalog {
             }
             try upgradeLog(from: format, on: connection)
             do {
-                try connection.execute("INSERT OR REPLACE INTO _roster_meta(name, value) VALUES ('log_format', \(logFormat));\nCOMMIT;")
+                try connection.execute("INSERT OR REPLACE INTO _roster_meta(name, value) VALUES ('log_format', \(logFormat));\n" + removalGuard + "COMMIT;")
             } catch {
                 throw .database(error)
             }
@@ -92,6 +99,33 @@ enum SchemaCatalog {
             throw error
         }
     }
+
+    /// The name of the trigger that ``removalGuard`` creates.
+    static let removalGuardName = "_roster_changes_removed"
+
+    /// The trigger that makes entries another program deletes a resync rather than a
+    /// silent gap. Roster's own pruning raises `pruned_through` before it deletes, so its
+    /// deletions do not run the trigger's body. Any other deletion of an entry past
+    /// `pruned_through` raises `pruned_through` to that entry: a reader whose cursor was
+    /// below it missed it and re-fetches (``ChangeTracker/collect(entities:)``), a reader
+    /// that had read it misses nothing. When the table empties, an entry that names no
+    /// entity keeps the number of the newest one removed, so that the next entry is
+    /// numbered after it (the row id would start again from 1, below every reader's cursor,
+    /// and the commits after would never be read). Created with the store's tables, and by
+    /// a Roster that opens a file without it; it is not part of the log format, which a
+    /// Roster without it reads as before.
+    static let removalGuard = """
+        CREATE TRIGGER IF NOT EXISTS \(removalGuardName) AFTER DELETE ON _roster_changes
+        WHEN OLD.seq > coalesce((SELECT CAST(value AS INTEGER) FROM _roster_meta WHERE name = 'pruned_through'), 0)
+            OR NOT EXISTS (SELECT 1 FROM _roster_changes)
+        BEGIN
+            UPDATE _roster_meta SET value = OLD.seq WHERE name = 'pruned_through' AND coalesce(CAST(value AS INTEGER), 0) < OLD.seq;
+            INSERT INTO _roster_changes(seq)
+                SELECT max(OLD.seq, coalesce((SELECT CAST(value AS INTEGER) FROM _roster_meta WHERE name = 'pruned_through'), 0))
+                WHERE NOT EXISTS (SELECT 1 FROM _roster_changes);
+        END;
+
+        """
 
     /// Whether `_roster_changes` has the column `batch` (format 6 and later).
     static func hasBatchColumn(on connection: Connection) throws(DatabaseError) -> Bool {
@@ -238,7 +272,7 @@ enum SchemaCatalog {
     /// The entities (their table names, lowercased) that have at least one of the store's
     /// triggers, read in one pass over `sqlite_schema`.
     static func entitiesWithTriggers(on connection: Connection) throws(DatabaseError) -> Set<String> {
-        let statement = try connection.prepare("SELECT DISTINCT lower(tbl_name) FROM sqlite_schema WHERE type = 'trigger' AND name LIKE '\\_roster\\_%' ESCAPE '\\'")
+        let statement = try connection.prepare("SELECT DISTINCT lower(tbl_name) FROM sqlite_schema WHERE type = 'trigger' AND name LIKE '\\_roster\\_%' ESCAPE '\\' AND lower(tbl_name) <> '_roster_changes'")
         var names: Set<String> = []
         while try statement.step() {
             if case let .string(name) = statement.column(0) { names.insert(name) }
