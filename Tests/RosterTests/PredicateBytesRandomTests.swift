@@ -57,11 +57,13 @@ struct PredicateBytesRandomTests {
         return "CAST(X'\(hex(bytes))' AS TEXT)"
     }
 
-    @Test("GLOB in Swift reads bytes as SQLite does", arguments: PredicateBytesRandomTests.seeds(from: 21, default: 2))
+    /// NULs as characters: see ``PredicateGlobTests/randomPatterns(seed:)`` (no piece holds 0x01).
+    @Test("GLOB in Swift and roster_glob in SQL read bytes as SQLite does", arguments: PredicateBytesRandomTests.seeds(from: 21, default: 2))
     func globAgrees(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let database = try QueryTestDatabase()
-        let statement = try database.connection.prepare("SELECT ?1 GLOB ?2")
+        let statement = try database.connection.prepare("SELECT ?3 GLOB ?4, roster_glob(?2, ?1)")
+        func withoutNUL(_ bytes: [UInt8]) -> Value { Value(textBytes: bytes.map { $0 == 0 ? 1 : $0 }) }
         let sets: [[UInt8]] = [Array("[a-c]".utf8), Array("[^a]".utf8), [0x5B, 0xC3, 0x5D], [0x5B, 0x80, 0x2D, 0xFF, 0x5D],
                                Array("[é-\u{FFFD}]".utf8), [0x5B, 0x61]]
         var matches = 0
@@ -71,12 +73,13 @@ struct PredicateBytesRandomTests {
             for _ in 0..<Int.random(in: 0...4, using: &random) {
                 pattern += random.chance(0.2) ? random.pick(sets) : random.pick(Self.pieces)
             }
-            try statement.bind([Value(textBytes: subject), Value(textBytes: pattern)])
+            try statement.bind([Value(textBytes: subject), Value(textBytes: pattern), withoutNUL(subject), withoutNUL(pattern)])
             #expect(try statement.step())
             let expected = statement.column(0) == .integer(1)
             matches += expected ? 1 : 0
             let actual = Value(textBytes: subject).withTextBytes { GlobPattern(bytes: pattern).matches(utf8: $0) }
             #expect(actual == expected, "X'\(Self.hex(subject))' GLOB X'\(Self.hex(pattern))'")
+            #expect((statement.column(1) == .integer(1)) == expected, "roster_glob(X'\(Self.hex(pattern))', X'\(Self.hex(subject))')")
         }
         #expect(matches > 300, "the random cases should match often enough to mean something")
     }

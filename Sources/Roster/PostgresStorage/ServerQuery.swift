@@ -112,11 +112,14 @@ struct ServerQuery {
     /// and stores Booleans as 0 and 1; PostgreSQL refuses to compare across those).
     ///
     /// An integer and a double compare on the server as doubles, which is exact only below
-    /// 2^53; beyond it Swift (exact) decides.
+    /// 2^53; beyond it Swift (exact) decides. Text with a NUL is Swift's too: the server
+    /// cannot take it, and Swift gives SQLite's answer (no stored text has one there).
     private static func isComparable(_ value: Value, with type: AttributeType) -> Bool {
         let exact = 9_007_199_254_740_992.0  // 2^53
         switch (value, type) {
-        case (.null, _), (.string, .string), (.integer, .integer), (.double, .double), (.bool, .bool): return true
+        // PostgreSQL text holds no NUL, and refuses a parameter with one: Swift compares it.
+        case let (.string(text), .string): return !text.utf8.contains(0)
+        case (.null, _), (.integer, .integer), (.double, .double), (.bool, .bool): return true
         case let (.integer(number), .double): return Double(number.magnitude) < exact
         case let (.double(number), .integer): return number.magnitude < exact
         default: return false

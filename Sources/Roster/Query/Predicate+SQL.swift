@@ -50,11 +50,9 @@ enum PredicateSQL {
         case let .between(low, high):
             return guarded("\(collated) BETWEEN \(parameter(low)) AND \(parameter(high))")
         case let .glob(pattern):
-            // `+column`: an index on the column must not turn the GLOB into a range of
-            // bytes (SQLite's LIKE optimization), which differs from GLOB on text that is
-            // not valid UTF-8; the GLOB itself is what Swift evaluates.
-            let subject = test.folding.isEmpty ? "+" + column : test.folding.sql(column)
-            return guarded("\(subject) GLOB \(parameter(pattern.value))")
+            // The whole text, NULs included, by the matcher Swift evaluates (GlobFunction).
+            let subject = test.folding.isEmpty ? column : test.folding.sql(column)
+            return guarded("\(GlobFunction.name)(\(parameter(pattern.value)), \(subject))")
         }
     }
 }

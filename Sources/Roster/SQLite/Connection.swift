@@ -42,6 +42,14 @@ final class Connection {
             throw DatabaseError(code: error.code, extendedCode: error.extendedCode,
                                 message: "cannot register roster_fold on '\(path)': \(error.message)")
         }
+        // A predicate's string operators match whole texts with the matcher Swift uses.
+        let globRegistered = GlobFunction.register(on: handle)
+        guard globRegistered == SQLITE_OK else {
+            let error = DatabaseError(connection: handle, code: globRegistered, sql: nil)
+            sqlite3_close_v2(handle)
+            throw DatabaseError(code: error.code, extendedCode: error.extendedCode,
+                                message: "cannot register \(GlobFunction.name) on '\(path)': \(error.message)")
+        }
         self.handle = handle
         self.path = path
         sqlite3_extended_result_codes(handle, 1)

@@ -16,14 +16,14 @@
 ///   (`0xD800`–`0xDFFF`) and — in the SQLite versions that do so, such as 3.40 —
 ///   `0xFFFE` and `0xFFFF` read as U+FFFD. Other overlong forms and values above
 ///   U+10FFFF are kept as they are.
-/// - A NUL byte ends the text.
+/// - A NUL byte is the character 0. (SQLite's `GLOB` stops there; ``GlobPattern`` reads on.)
 ///
 /// For valid UTF-8 the characters are its Unicode scalars, but for U+FFFE and U+FFFF in
 /// the versions that replace them.
 enum SQLiteUTF8 {
     /// Reads the character at `index`, which must be in `bytes`, and moves `index` past it.
     ///
-    /// A result of 0 is a NUL: SQLite stops reading there.
+    /// A result of 0 is a NUL byte.
     @inline(__always)
     static func read(_ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int) -> UInt32 {
         var character = UInt32(bytes[index])

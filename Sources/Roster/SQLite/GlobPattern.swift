@@ -1,9 +1,13 @@
-/// A pattern for SQLite's `GLOB`, matched in Swift exactly as SQLite matches it.
+/// A pattern with the syntax and meaning of SQLite's `GLOB`, over the whole text: what a
+/// predicate's string operators (`BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE`) match.
 ///
 /// `*` matches any run of characters, `?` exactly one, `[…]` one from a set (`^` first
 /// inverts it, `a-z` is a range, a `]` first is a member); every other character matches
-/// itself. As in SQLite, a NUL ends both the pattern and the subject, and a set that never
-/// closes matches nothing.
+/// itself. As in SQLite, a set that never closes matches nothing. Unlike SQLite's `GLOB`,
+/// which stops at the first NUL of the pattern and of the subject (`'x' GLOB 'x' || char(0)
+/// || '*'` is true), a NUL is a character like any other: the whole texts are compared,
+/// as `==` and the order compare them. SQL runs the same code (``GlobFunction``,
+/// `roster_glob(pattern, subject)`), so SQLite and Swift give one answer.
 ///
 /// "Characters" are what SQLite's lenient UTF-8 reader makes of the bytes
 /// (``SQLiteUTF8/read(_:at:)``), on both sides: for valid UTF-8 they are its Unicode
@@ -34,9 +38,7 @@ struct GlobPattern: Sendable, Hashable {
         bytes.withUnsafeBufferPointer { buffer in
             var index = 0
             while index < buffer.count {
-                let character = SQLiteUTF8.read(buffer, at: &index)
-                if character == 0 { break }
-                characters.append(character)
+                characters.append(SQLiteUTF8.read(buffer, at: &index))
             }
         }
         let (star, question, open, close, caret, dash): (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (42, 63, 91, 93, 94, 45)
@@ -83,7 +85,7 @@ struct GlobPattern: Sendable, Hashable {
     /// not valid UTF-8 (it came from a ``Value/invalidUTF8(_:)`` argument).
     var value: Value { Value(textBytes: bytes) }
 
-    /// Whether `subject` matches the whole pattern, as SQLite's `subject GLOB pattern`.
+    /// Whether the whole of `subject` matches the whole pattern.
     func matches(_ subject: String) -> Bool {
         var subject = subject
         return subject.withUTF8 { matches(utf8: $0) }
@@ -104,48 +106,14 @@ struct GlobPattern: Sendable, Hashable {
     }
 }
 
-extension GlobPattern {
-    /// The pattern for a string operator of a predicate, with the literal's own `*`, `?`
-    /// and `[` made literal — except `LIKE`'s `*` and `?`, which are its wildcards. A
-    /// folding modifier's literal comes folded, and the subject is folded the same way.
-    ///
-    /// It works on the literal's bytes: an ASCII byte is always a character of its own to
-    /// SQLite's reader, so quoting them never changes how the other bytes read.
-    init(operator op: ComparisonOperator, literal: some Sequence<UInt8>) {
-        let (star, question, open, close): (UInt8, UInt8, UInt8, UInt8) = (42, 63, 91, 93)
-        var body: [UInt8] = []
-        for byte in literal {
-            switch byte {
-            case star where op == .like, question where op == .like:
-                body.append(byte)
-            case star, question, open:
-                body += [open, byte, close]
-            default:
-                body.append(byte)
-            }
-        }
-        switch op {
-        case .beginsWith: self.init(bytes: body + [star])
-        case .endsWith: self.init(bytes: [star] + body)
-        case .contains: self.init(bytes: [star] + body + [star])
-        default: self.init(bytes: body)
-        }
-    }
-}
-
-/// Reads text as SQLite's lenient UTF-8 reader does (``SQLiteUTF8/read(_:at:)``); a NUL
-/// ends it, as it ends SQLite's `GLOB`.
+/// Reads text as SQLite's lenient UTF-8 reader does (``SQLiteUTF8/read(_:at:)``), to its
+/// end: a NUL is a character.
 private struct SQLiteTextReader: GlobSubject {
     let bytes: UnsafeBufferPointer<UInt8>
     var position = 0
 
     mutating func next() -> UInt32? {
         guard position < bytes.count else { return nil }
-        let character = SQLiteUTF8.read(bytes, at: &position)
-        if character == 0 {
-            position = bytes.count
-            return nil
-        }
-        return character
+        return SQLiteUTF8.read(bytes, at: &position)
     }
 }
