@@ -274,3 +274,43 @@ struct EntityAttributeNameTests {
         #expect(try logState(at: path).columns == upgraded.columns)
     }
 }
+
+/// Entity names that differ only in letter case (`Item`, `item`): one table to SQLite, two
+/// to PostgreSQL; refused on both, with the clash named, also when another store of the
+/// same file or schema defined the first since this one opened.
+@Suite("Entity names that differ only in case")
+struct EntityNameCaseTests {
+    static func entity(_ name: String) throws -> Entity {
+        try Entity(name, key: "id", attributes: [Attribute("id", .string)])
+    }
+
+    static func expectClash(_ body: () throws -> Void, name: String, existing: String) {
+        let error = #expect(throws: StoreError.self) { try body() }
+        #expect(error?.code == .schema)
+        #expect(error?.description.contains("entity '\(name)' differs from the entity '\(existing)' only in letter case") == true, "\(String(describing: error))")
+    }
+
+    @Test func onSQLiteInOneStoreAndFromAnotherStoreOfTheFile() throws {
+        let first = try Store.temporary()
+        let path = first.path
+        let second = try Store(path: path)
+        try first.define(Self.entity("Item"))
+        Self.expectClash({ try first.define(Self.entity("item")) }, name: "item", existing: "Item")
+        // The second store read the entities before Item was defined.
+        Self.expectClash({ try second.define(Self.entity("ITEM")) }, name: "ITEM", existing: "Item")
+        #expect(try first.entity(named: "Item").name == "Item")
+        #expect(throws: StoreError.self) { try first.entity(named: "item") }
+    }
+
+    @Test(.needsPostgreSQL) func onPostgreSQLInOneStoreAndFromAnotherStoreOfTheSchema() throws {
+        guard let schema = try PostgresTestSchema.make() else { return }
+        defer { schema.drop() }
+        let first = try Store(postgresURL: schema.url)
+        let second = try Store(postgresURL: schema.url)
+        try first.define(Self.entity("Item"))
+        Self.expectClash({ try first.define(Self.entity("item")) }, name: "item", existing: "Item")
+        Self.expectClash({ try second.define(Self.entity("ITEM")) }, name: "ITEM", existing: "Item")
+        let tables = try ExternalConnection(path: schema.url).run("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND lower(tablename) = 'item'")
+        #expect(tables == [["1"]])
+    }
+}

@@ -167,7 +167,16 @@ extension PostgresStorage: StorageBackend {
         }
         try schemaChange { (connection) throws(StoreError) in
             let exists: Bool
-            do throws(ServerError) { exists = try connection.query("SELECT to_regclass($1) IS NOT NULL", [.string(names.table(entity.name))]).text(0, 0) == "t" } catch { throw .server(error) }
+            let clash: String?
+            do throws(ServerError) {
+                exists = try connection.query("SELECT to_regclass($1) IS NOT NULL", [.string(names.table(entity.name))]).text(0, 0) == "t"
+                // Names are ASCII identifiers: lower() folds them as SQLite does. Another
+                // client may have defined the other since this store read the entities.
+                clash = try connection.query("SELECT name FROM \(names.entities) WHERE lower(name) = lower($1) AND name <> $1", [.string(entity.name)]).text(0, 0)
+            } catch {
+                throw .server(error)
+            }
+            if let clash { throw .schema(.caseClash(entity.name, with: clash)) }
             if exists {
                 // Another client defined the same entity since this store opened: done.
                 if try ServerCatalog.recordedEntity(named: entity.name, names, on: connection) == entity { return "" }

@@ -316,11 +316,17 @@ enum SchemaCatalog {
     /// table for each `CREATE`). The change log comes when the entity is first watched.
     static func create(_ entity: Entity, on connection: Connection) throws(StoreError) {
         let exists: Bool
+        var clash: String?
         do {
             exists = try hasTable(named: entity.name, on: connection)
+            // Another process may have defined it since this store read the entities.
+            let recorded = try connection.prepare("SELECT name FROM _roster_entities WHERE lower(name) = lower(?) AND name <> ?")
+            try recorded.bind([.string(entity.name), .string(entity.name)])
+            if try recorded.step(), case let .string(name) = recorded.column(0) { clash = name }
         } catch {
             throw .database(error)
         }
+        if let clash { throw .schema(.caseClash(entity.name, with: clash)) }
         if exists {
             throw .schemaMismatch(entity: entity.name, reason: "the file already has a table named '\(entity.name)' that Roster did not create")
         }

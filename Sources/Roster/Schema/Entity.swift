@@ -186,6 +186,13 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Creates an error with its message.
     public init(_ message: String) { self.message = message }
     public var description: String { message }
+
+    /// An entity named `name` where the store has `existing`, which differs from it only
+    /// in letter case: SQLite takes both for one table, so a store refuses the second on
+    /// every backend (a store means the same on each).
+    static func caseClash(_ name: String, with existing: String) -> SchemaError {
+        SchemaError("entity '\(name)' differs from the entity '\(existing)' only in letter case: names that differ only in case are one table to SQLite, so the store refuses the second on every backend; choose another name")
+    }
 }
 
 /// Checks and quotes SQL identifiers, so no name is ever pasted into SQL unchecked.

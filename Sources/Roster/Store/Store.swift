@@ -220,6 +220,9 @@ public final class Store {
         guard !isInTransaction else {
             throw StoreError.transaction("define \(entity.name): entities are defined outside transactions")
         }
+        if existing == nil, let clash = entitiesByName.keys.first(where: { $0.lowercased() == entity.name.lowercased() }) {
+            throw StoreError.schema(.caseClash(entity.name, with: clash))
+        }
         try checkRelationships(of: entity)
         if let existing {
             let migrated = try Self.migration(from: existing, to: entity)
