@@ -24,6 +24,9 @@ package final class QueryWatch {
     /// The query's `snapshot` event, as of its registration.
     package let snapshot: [JSONObject]
     private let runner: ScriptRunner
+    /// The message of the last poll that failed, until one succeeds: the same failure is
+    /// printed once, not at every wake-up.
+    private var lastPollError: String?
 
     /// Registers the query.
     ///
@@ -63,14 +66,68 @@ package final class QueryWatch {
     /// events they caused: a group (`willChange` … `snapshot`) when the results changed,
     /// nothing when they did not. A failure to read them is an `error` event (with the
     /// `query` member when it is this query's delivery that failed), and watching goes on.
+    /// A poll that fails as the last one did prints nothing more (a deleted file would
+    /// otherwise be reported at every wake-up); once a poll succeeds, or fails otherwise,
+    /// it is reported again.
     package func poll() -> [JSONObject] {
-        var events: [JSONObject] = []
+        var failure: String?
         do {
             try store.pollExternalChanges()
         } catch {
-            events.append(JSONObject(uniqueKeysWithValues: [("event", .string("error")), ("message", .string("\(error)"))]))
+            failure = "\(error)"
         }
-        return Self.numbered(runner.queries.flatMap { $0.recorder.takeEvents() } + events)
+        let queryEvents = runner.queries.flatMap { $0.recorder.takeEvents() }
+        var events: [JSONObject] = []
+        // Said once: not again at the next wake-up, nor beside the query's own error event.
+        if let failure, failure != lastPollError,
+           !queryEvents.contains(where: { $0["event"] == .string("error") && $0["message"] == .string(failure) }) {
+            events.append(JSONObject(uniqueKeysWithValues: [("event", .string("error")), ("message", .string(failure))]))
+        }
+        lastPollError = failure
+        return Self.numbered(queryEvents + events)
+    }
+
+    /// Checks, without changing anything, that the store at `location` (a file or a
+    /// PostgreSQL URL) records the entity `query` names: what `roster watch` does before it
+    /// opens the store, since opening a file that is not a store yet makes it one (the
+    /// store's tables, WAL mode) and a refused watch must leave the file as it was.
+    ///
+    /// - Throws: ``QueryWatchError`` when the query does not parse or names no entity, the
+    ///   location is not a Roster store, or the store has no such entity.
+    package static func checkEntity(of query: String, at location: String) throws(QueryWatchError) {
+        let entity: String
+        do {
+            guard case let .object(members) = try JSONParser().parse(query) else {
+                throw QueryWatchError("the query must be a JSON object such as {\"entity\":\"Post\"}")
+            }
+            guard case let .string(name)? = members["entity"] else {
+                throw QueryWatchError("the query names no entity: give \"entity\", such as {\"entity\":\"Post\"}")
+            }
+            entity = name
+        } catch let error as QueryWatchError {
+            throw error
+        } catch {
+            throw QueryWatchError("the query is not valid JSON: \(error)")
+        }
+        guard Identifier.isValid(entity) else {
+            throw QueryWatchError("the query's entity '\(entity)' is not an entity name (letters, digits and '_'); nothing was changed")
+        }
+        let catalog = PostgresSchema.isURL(location)
+            ? "SELECT to_regclass('_roster_entities') IS NOT NULL"
+            : "SELECT count(*) > 0 FROM sqlite_schema WHERE type = 'table' AND name = '_roster_entities'"
+        do {
+            let other = try ExternalConnection(path: location)
+            guard let isStore = try other.run(catalog).first?.first ?? nil, ["1", "t"].contains(isStore) else {
+                throw QueryWatchError("'\(location)' is not a Roster store (it has no _roster_entities table), so it has no entity '\(entity)'; nothing was changed")
+            }
+            guard try !other.run("SELECT 1 FROM _roster_entities WHERE name = '\(entity)'").isEmpty else {
+                throw QueryWatchError("the store has no entity '\(entity)'; nothing was changed")
+            }
+        } catch let error as QueryWatchError {
+            throw error
+        } catch {
+            throw QueryWatchError("cannot read the store at '\(location)': \(error); nothing was changed")
+        }
     }
 
     private static func numbered(_ events: [JSONObject]) -> [JSONObject] {

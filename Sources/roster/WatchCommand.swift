@@ -57,6 +57,7 @@ struct WatchCommand: ParsableCommand {
         }
         let watch: QueryWatch
         do {
+            try QueryWatch.checkEntity(of: query, at: store)
             watch = try QueryWatch(store: onServer ? Store(postgresURL: store) : Store(path: store), query: query, name: name, keepsMoves: keepMoves)
         } catch {
             FileHandle.standardError.write(Data("roster watch: \(error)\n".utf8))

@@ -1,4 +1,5 @@
 import Foundation
+import Roster
 import RosterScript
 import RosterTestSupport
 import Testing
@@ -109,6 +110,49 @@ struct WatchCommandTests {
         let badPredicate = try ProgramRun(program: "roster", arguments: ["watch", "--store", store.path, "--query", #"{"entity":"Post","predicate":"rank >"}"#])
         #expect(badPredicate.status == 1)
         #expect(badPredicate.error.contains("expected a value after '>'"), "\(badPredicate.error)")
+    }
+
+    @Test func aRefusedWatchOnSomeoneElsesDatabaseChangesNothingInIt() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("roster-foreign-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("theirs.sqlite").path
+        try ExternalConnection(path: path).execute("CREATE TABLE Item(id TEXT PRIMARY KEY, rank INTEGER); INSERT INTO Item VALUES ('a', 1)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        for entity in ["Item", "Nope"] {
+            let result = try ProgramRun(program: "roster", arguments: ["watch", "--store", path, "--query", #"{"entity":"\#(entity)"}"#])
+            #expect(result.status == 1)
+            #expect(result.output.isEmpty)
+            #expect(result.error.contains("is not a Roster store (it has no _roster_entities table), so it has no entity '\(entity)'; nothing was changed"), "\(result.error)")
+        }
+        // A Roster store without the entity: refused before the store is opened too.
+        let store = try TemporaryStore(script: script)
+        defer { store.remove() }
+        let unknown = try ProgramRun(program: "roster", arguments: ["watch", "--store", store.path, "--query", #"{"entity":"Item"}"#])
+        #expect(unknown.status == 1)
+        #expect(unknown.error.contains("the store has no entity 'Item'; nothing was changed"), "\(unknown.error)")
+        // The same bytes, no WAL file, no journal left: the file is as it was.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(files == ["theirs.sqlite"])
+        #expect(try ExternalConnection(path: path).run("PRAGMA journal_mode") == [["delete"]])
+    }
+
+    @Test func aWatchedFileDeletedIsReportedOnceNotAtEveryWakeUp() throws {
+        let store = try TemporaryStore(script: script)
+        defer { store.remove() }
+        let watch = try RunningProgram("roster", ["watch", "--store", store.path, "--query", query, "--safety-poll", "0.05"])
+        defer { watch.kill() }
+        #expect(watch.waitForOutput(lines: 1, timeout: .seconds(10)), "no snapshot: \(watch.error)")
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store.path + suffix) }
+        #expect(watch.waitForOutput(lines: 2, timeout: .seconds(5)), "the deletion was not reported: \(watch.outputLines)")
+        // Forty safety polls later: still the one error.
+        Thread.sleep(forTimeInterval: 2)
+        let errors = watch.outputLines.dropFirst()
+        #expect(errors.count == 1, "\(errors)")
+        #expect(errors.first?.contains("deleted or replaced") == true, "\(errors)")
+        watch.interrupt()
+        #expect(watch.waitForExit(timeout: .seconds(5)) == 0, "\(watch.error)")
     }
 
     @Test func aMissingStoreExitsWithOneAndBadFlagsWithTwo() throws {
