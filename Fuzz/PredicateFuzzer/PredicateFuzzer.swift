@@ -116,6 +116,8 @@ final class FixedTable {
         handle = db
         // [c], [d] and [cd] fold in SQL with the store's own function.
         guard roster_fold_register(db) == SQLITE_OK else { fatalError("cannot register roster_fold") }
+        // String operators match whole texts in SQL with the store's own function.
+        guard GlobFunction.register(on: db) == SQLITE_OK else { fatalError("cannot register \(GlobFunction.name)") }
         let columns = entity.attributes.enumerated().map { index, attribute in
             let check = attribute.type == .bool ? " CHECK (\"\(attribute.name)\" IN (0, 1))" : ""
             return "\"\(attribute.name)\" \(attribute.type.columnType)\(check)" + (index == entity.keyIndex ? " NOT NULL PRIMARY KEY" : "")

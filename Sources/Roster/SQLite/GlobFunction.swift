@@ -7,14 +7,14 @@ import CSQLite
 /// the same answer. Null or non-text arguments match nothing (a string attribute holds
 /// text). The compiled pattern is kept for the statement while its argument stays the same
 /// (`sqlite3_set_auxdata`), so a scan compiles it once.
-enum GlobFunction {
+package enum GlobFunction {
     /// The function's name in SQL.
-    static let name = "roster_glob"
+    package static let name = "roster_glob"
 
     /// Registers the function on a connection.
     ///
     /// - Returns: SQLite's result code.
-    static func register(on handle: OpaquePointer) -> Int32 {
+    package static func register(on handle: OpaquePointer) -> Int32 {
         sqlite3_create_function_v2(handle, name, 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY,
                                    nil, { context, _, arguments in GlobFunction.call(context, arguments) }, nil, nil, nil)
     }
