@@ -74,6 +74,7 @@ private final class ForwardingBackend: StorageBackend {
     func committedNeighbours(of row: [Value], in query: BoundQuery, before: Int, after: Int) throws(StoreError) -> (above: [[Value]], below: [[Value]]) {
         try base.committedNeighbours(of: row, in: query, before: before, after: after)
     }
+    var readsNeighboursByRange: Bool { base.readsNeighboursByRange }
     func hasIndex(serving query: BoundQuery) throws(StoreError) -> Bool { try base.hasIndex(serving: query) }
     func createIndex(serving query: BoundQuery) throws(StoreError) { try base.createIndex(serving: query) }
     func committedRows(_ query: BoundQuery, ranks: Range<Int>) throws(StoreError) -> [[Value]] { try base.committedRows(query, ranks: ranks) }

@@ -48,7 +48,11 @@ struct WindowTests {
         #expect(controller.snapshot == sections([("d3", keys(26...26))]))
         let group = try #require(recorder.takeGroups().first)
         #expect(group.sectionChanges == [SectionChange(type: .insert, index: 0, section: "d3")])
+        // Opened cold, it stays cold through commits: the counts come with loadResults().
+        #expect(recorder.takeCounts().isEmpty && controller.counts == nil)
+        try controller.loadResults()
         #expect(recorder.takeCounts().map(\.total) == [26])
+        #expect(recorder.takeGroups().isEmpty)
     }
 
     @Test func emptyResultsGiveAnEmptyWindowAndCounts() throws {
@@ -81,6 +85,9 @@ struct WindowTests {
         let (store, controller, recorder) = try makeFeed(window: .anchored(key: "p05", before: 1, after: 1))
         try store.insert("Post", ["id": "p00", "day": "d1", "rank": 0])
         #expect(controller.snapshot == sections([("d1", keys(4...6))]))
+        #expect(recorder.takeGroups().isEmpty)
+        #expect(recorder.takeCounts().isEmpty && controller.counts == nil)
+        try controller.loadResults()
         #expect(recorder.takeGroups().isEmpty)
         #expect(recorder.takeCounts() == [ResultsCounts(total: 21, sections: [SectionInfo(name: "d1", numberOfObjects: 11), SectionInfo(name: "d2", numberOfObjects: 10)])])
     }

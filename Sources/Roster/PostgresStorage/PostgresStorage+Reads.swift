@@ -22,14 +22,14 @@ extension PostgresStorage {
     func committedNeighbours(of row: [Value], in query: BoundQuery, before: Int, after: Int) throws(StoreError) -> (above: [[Value]], below: [[Value]]) {
         let rows = try committedRows(query)
         let (before, after) = (max(before, 0), max(after, 0))
-        let key = query.key(of: row)
-        guard let position = rows.firstIndex(where: { query.key(of: $0) == key }) else {
-            // Not in the results: place it by its sort values.
-            let insertion = rows.firstIndex { query.sort.compare($0, row) > 0 } ?? rows.count
-            return (Array(rows[max(insertion - before, 0)..<insertion]), Array(rows[insertion..<min(insertion + after, rows.count)]))
-        }
-        return (Array(rows[max(position - before, 0)..<position]), Array(rows[(position + 1)..<min(position + 1 + after, rows.count)]))
+        // By the row's sort values (the key among them), wherever its key stands now.
+        let place = rows.firstIndex { query.sort.compare($0, row) >= 0 } ?? rows.count
+        let below = place < rows.count && query.sort.compare(rows[place], row) == 0 ? place + 1 : place
+        return (Array(rows[max(place - before, 0)..<place]), Array(rows[below..<min(below + after, rows.count)]))
     }
+
+    /// The server's neighbours come from the whole results (see above).
+    var readsNeighboursByRange: Bool { false }
 
     func hasIndex(serving query: BoundQuery) throws(StoreError) -> Bool {
         try reading { connection throws(ServerError) in

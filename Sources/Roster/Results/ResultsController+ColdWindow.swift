@@ -1,17 +1,22 @@
 import RosterUpdates
 
-/// A window opened cold: its rows read alone, the whole results loaded at the first need.
+/// A window opened cold: its rows read alone, the whole results loaded only when asked.
 ///
 /// ``performFetch()`` on a controller whose window is set (``setWindow(_:)`` before the
 /// first fetch) reads only the window's rows: an offset window with `ORDER BY … LIMIT …
 /// OFFSET …` (which steps over the rows before it in the index), an anchored window with
 /// a few range reads around its anchor (`ResultsController/readColdWindow(_:query:)`),
-/// which an index that serves the sort makes O(log n + window) at any size. The whole results, which the engine needs to place the
-/// window after a change, are loaded by the first delivery that touches the entity (in
-/// that delivery's read, so that no change is lost: the window's change is the diff of
-/// the rows it showed with the rows it shows, updates from the commit's rows), or by
-/// ``ResultsController/loadResults()``. Until then ``ResultsController/counts`` is nil;
-/// the delegate hears them when they are loaded.
+/// which an index that serves the sort makes O(log n + window) at any size.
+///
+/// The window stays cold through commits: each delivery places it again from the
+/// commit's rows and the window's edges, with range reads next to them, never reading the
+/// whole results (`ResultsController/placeColdWindow(_:touched:exact:)`); the window's
+/// change is the diff of the rows it showed with the rows it shows, updates from the
+/// commit's rows. Memory stays O(window). The whole results load at
+/// ``ResultsController/loadResults()``, at a `setWindow`, or in the one case a delivery
+/// cannot place the window from its edges: an anchored window all of whose rows left
+/// (the rule then needs the anchor's rank). Until they load
+/// ``ResultsController/counts`` is nil; the delegate hears them when they are loaded.
 extension ResultsController {
     /// The window's rows, read alone at the cursor: where the window stands, its rows as
     /// sections, and each row by key.
@@ -42,6 +47,11 @@ extension ResultsController {
             rows = above + [row] + below
             firstRank = nil
         }
+        return Self.coldWindow(window, rows: rows, firstRank: firstRank, query: query)
+    }
+
+    /// A cold window of `rows`, in order.
+    static func coldWindow(_ window: ResultsWindow, rows: [[Value]], firstRank: Int?, query: BoundQuery) -> ColdWindow {
         let keys = rows.map(query.key(of:))
         // Without its rank, an anchored window whose every row leaves before the whole
         // results are read is placed from the top (the rank only serves that case).
@@ -106,11 +116,30 @@ extension ResultsController {
         return true
     }
 
-    /// A delivery to a window opened cold: when it touches the entity (or a resync or the
-    /// user's edits are due), the whole results are read in the delivery and taken.
+    /// A delivery to a window opened cold, when it touches the entity (or a resync or the
+    /// user's edits are due): the window is placed again from its edges and the commit's
+    /// rows, and stays cold. With the user's edits pending, or an anchored window all of
+    /// whose rows left, the whole results are read in the delivery and taken instead.
     func applyToColdWindow(_ changes: CommittedChanges, touched: [Value: TouchedRow]) {
         let resync = pendingResync?.reason ?? changes.resync
         guard !touched.isEmpty || !pendingUserEdits.isEmpty || resync != nil || changes.mustReread else { return }
+        guard let cold = coldWindow, let tracker = windowTracker else { return }
+        if pendingUserEdits.isEmpty, store.storage.readsNeighboursByRange {
+            let seen = pendingResync?.seen ?? tracker.shown
+            // The log's rows tell where every touched row went, unless some went unread.
+            let exact = resync == nil && !changes.mustReread
+            let placed: ColdWindow?
+            do {
+                placed = try placeColdWindow(cold, window: tracker.window, touched: touched, exact: exact)
+            } catch {
+                fail(error, seen: seen)
+                return
+            }
+            if let placed {
+                reportColdWindow(placed, replacing: cold, seen: seen, touched: touched, resync: resync, comparingValues: changes.mustReread)
+                return
+            }
+        }
         let fetched: any ResultsEngine
         do {
             fetched = try fetchEngine(query: query)

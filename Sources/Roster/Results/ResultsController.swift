@@ -130,15 +130,16 @@ public final class ResultsController: LiveQueryRequest {
     /// attributes added later appear after the next `performFetch()`.
     ///
     /// With a window set before the first fetch, only the window's rows are read: the
-    /// first window is there at once, at any size, and the whole results follow at the
-    /// first commit that touches the entity or at ``loadResults()`` (see ``counts``). A
+    /// first window is there at once, at any size, and stays cold through commits (each
+    /// places it again from its edges, in O(log *n* + window)); the whole results load at
+    /// ``loadResults()`` or ``setWindow(_:)`` (see ``counts``). A
     /// request with aggregates reads them whole at the fetch, in one unsorted pass over the
     /// objects that match, window or not.
     ///
     /// - Throws: ``StoreError/database(_:)`` when the query fails;
     ///   ``StoreError/Code/invalidWindow`` when the window's anchor is not in the results.
     public func performFetch() throws {
-        // A window opened cold loads the whole results, as it would at its first commit.
+        // A window opened cold loads the whole results.
         if coldWindow != nil {
             try loadResults()
             return
@@ -318,8 +319,8 @@ public final class ResultsController: LiveQueryRequest {
     }
 
     /// The whole results' counts, whatever the window shows; nil before ``performFetch()``,
-    /// and while a window opened cold has not loaded the whole results (the first commit
-    /// that touches the entity, or ``loadResults()``, does; the delegate then hears
+    /// and while a window opened cold has not loaded the whole results (``loadResults()``
+    /// or ``setWindow(_:)`` does; commits do not; the delegate then hears
     /// ``ResultsControllerDelegate/controller(_:didChangeCounts:)``). O(sections).
     public var counts: ResultsCounts? {
         engine.map(Self.counts(of:))

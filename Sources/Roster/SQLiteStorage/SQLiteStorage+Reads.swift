@@ -21,6 +21,9 @@ extension SQLiteStorage {
         return rows
     }
 
+    /// Two range reads of the order's index at most (a few more for a sort of several keys).
+    var readsNeighboursByRange: Bool { true }
+
     func committedNeighbours(of row: [Value], in query: BoundQuery, before: Int, after: Int) throws(StoreError) -> (above: [[Value]], below: [[Value]]) {
         var above: [[Value]] = []
         var below: [[Value]] = []

@@ -79,10 +79,17 @@ protocol StorageBackend: AnyObject {
     /// Creates an index that serves a query's order (the sort columns with their
     /// directions, then the key), unless there is one by that name; outside a transaction.
     func createIndex(serving query: BoundQuery) throws(StoreError)
-    /// Up to `before` committed results of a query just above `row` (one of them) and up
-    /// to `after` just below it, in order: an anchored window read without the rest (an
-    /// index on the sort serves each of the few ranges it reads).
+    /// Up to `before` committed results of a query just above the place of `row`'s sort
+    /// values (and key) in the order, and up to `after` just below it, in order, without
+    /// the row of that key if it stands exactly there: an anchored window read without the
+    /// rest (an index on the sort serves each of the few ranges it reads). `row` may be a
+    /// row as it was: the place is its values', wherever its key stands now.
     func committedNeighbours(of row: [Value], in query: BoundQuery, before: Int, after: Int) throws(StoreError) -> (above: [[Value]], below: [[Value]])
+    /// Whether ``committedNeighbours(of:in:before:after:)`` reads ranges of an index
+    /// (O(log *n* + rows)) rather than the whole results: a window opened cold then stays
+    /// cold through commits, placed from its edges; otherwise the first commit that
+    /// reaches it loads the whole results once, as every later one would read them.
+    var readsNeighboursByRange: Bool { get }
     /// The committed rows of the objects whose column `column` (a stored attribute, or a
     /// key-path column of an extended entity) holds one of `values`, in no particular
     /// order: the objects that refer to related objects a commit changed, read in one pass
