@@ -39,6 +39,18 @@ extension ResultsController {
             }
             // Nothing above it moved, nothing in it changed and nothing entered its span.
             guard shift != 0 || reachesWindow else { return cold }
+            if !reachesWindow, shift.magnitude < cold.keys.count {
+                // Only rows above it came or went: it slides by `shift` rows, and only the
+                // rows that slide in at an edge are read.
+                let kept = cold.keys.map { cold.rows[$0] ?? [] }
+                let rows: [[Value]]
+                if shift > 0 {
+                    rows = try store.committedNeighbours(of: boundary, in: query, before: shift, after: 0).above + kept.dropLast(shift)
+                } else {
+                    rows = kept.dropFirst(-shift) + (try store.committedNeighbours(of: last, in: query, before: 0, after: -shift).below)
+                }
+                return Self.coldWindow(window, rows: rows, firstRank: offset, query: query)
+            }
             // The first row itself, when it is still where it was.
             let firstNow = touched[first].map(rowNow) ?? boundary
             let atBoundary = firstNow.map { query.sort.compare($0, boundary) == 0 } == true ? [firstNow!] : []
@@ -111,5 +123,112 @@ extension ResultsController {
         tracker.shown = seen
         windowTracker = tracker
         report(change, in: nil, from: start, touched: touched, shown: now)
+    }
+}
+
+extension ResultsController {
+    /// Moves or resizes a window opened cold and keeps it cold: the new window's rows are
+    /// read next to the old one's when it is near (O(distance + window)), else where it
+    /// stands (an anchored window around its anchor; an offset window by `OFFSET`). The
+    /// delegate hears the rows that entered and left.
+    ///
+    /// - Returns: false when the window must be placed over the whole results instead (a
+    ///   move to no window, a failed delivery waiting for its resync, a backend without
+    ///   range reads).
+    /// - Throws: ``StoreError/Code/invalidWindow`` for an anchor that is not in the results.
+    func moveColdWindow(to window: ResultsWindow?) throws(StoreError) -> Bool {
+        guard let window, coldWindow != nil, pendingResync == nil, pendingUserEdits.isEmpty, store.storage.readsNeighboursByRange else { return false }
+        let query = self.query
+        // At the cursor: commits delivered first (they keep the window cold), then read.
+        let moved = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) -> (ColdWindow, ColdWindow?)? in
+            guard let cold = coldWindow else { return nil }
+            if case let .offset(offset, length) = window, let rows = try rowsNear(cold, offset: offset, length: length) {
+                return (cold, Self.coldWindow(window, rows: rows, firstRank: offset, query: query))
+            }
+            return (cold, try readColdWindow(window, query: query))
+        }
+        guard let (cold, placed) = moved else { return false }
+        guard let placed else {
+            guard case let .anchored(key, _, _) = window else { return false }
+            throw WindowTracker.anchorMissing(key, entity: query.entity.name)
+        }
+        let seen = windowTracker?.shown ?? []
+        let now = placed.tracker.shown
+        // No stored value changed: rows only enter and leave what the delegate sees.
+        let (change, start) = QueryChange.diff(from: seen, to: now, isUpdated: { _ in false }, removedRow: { cold.rows[$0] })
+        coldWindow = placed
+        var tracker = placed.tracker
+        tracker.shown = seen
+        windowTracker = tracker
+        report(change, in: nil, from: start, shown: now)
+        return true
+    }
+
+    /// The rows of an offset window read next to a cold offset window's rows, or nil when
+    /// reading by `OFFSET` costs less (a window far above it) or the cold window is empty
+    /// or anchored.
+    private func rowsNear(_ cold: ColdWindow, offset target: Int, length: Int) throws(StoreError) -> [[Value]]? {
+        guard let from = cold.firstRank, case let .offset(_, oldLength) = cold.tracker.window,
+              let firstKey = cold.keys.first, let first = cold.rows[firstKey],
+              let lastKey = cold.keys.last, let last = cold.rows[lastKey] else { return nil }
+        let rows = cold.keys.map { cold.rows[$0] ?? [] }
+        // Rows past the cold window's last exist only if it was full.
+        let hasMoreBelow = rows.count == oldLength
+        func below(_ count: Int) throws(StoreError) -> [[Value]] {
+            guard count > 0, hasMoreBelow else { return [] }
+            return try store.committedNeighbours(of: last, in: query, before: 0, after: count).below
+        }
+        if target >= from {
+            let skip = target - from
+            if skip < rows.count {
+                let kept = Array(rows[skip..<min(rows.count, skip + length)])
+                return kept + (try below(length - kept.count))
+            }
+            return Array(try below(skip - rows.count + length).dropFirst(skip - rows.count))
+        }
+        let distance = from - target
+        guard distance <= target else { return nil }
+        let above = try store.committedNeighbours(of: first, in: query, before: distance, after: 0).above
+        if length <= above.count { return Array(above.prefix(length)) }
+        let kept = Array(rows.prefix(length - above.count))
+        return above + kept + (try below(length - above.count - kept.count))
+    }
+}
+
+extension ResultsController {
+    /// The window a resume token saved, placed again over the committed results as a
+    /// delivery of every commit since the token would place it
+    /// (``placeColdWindow(_:window:touched:exact:)``): from the rows it showed then — the
+    /// log's rows before for those a commit touched, `untouched` for the others — and the
+    /// rows the commits touched. It costs what changed and the window, not the offset
+    /// (``readColdWindow(_:query:)`` steps over the rows above an offset window). Read
+    /// where it stands instead when the log does not reach back to the token, or the
+    /// backend has no range reads.
+    func resumedColdWindow(_ window: ResultsWindow, token: ResumeToken, keys: [Value], untouched: [Value: [Value]],
+                           changes: CommittedChanges, touched: [Value: TouchedRow]) throws(StoreError) -> ColdWindow? {
+        let query = self.query
+        var rows: [[Value]] = []
+        rows.reserveCapacity(keys.count)
+        for key in keys {
+            guard let row = touched[key].map({ $0.before }) ?? untouched[key], row.count == query.entity.attributes.count else { break }
+            rows.append(row)
+        }
+        let firstRank: Int?
+        if case .offset = window { firstRank = token.firstRank } else { firstRank = nil }
+        guard store.storage.readsNeighboursByRange, changes.resync == nil, !changes.mustReread, rows.count == keys.count,
+              firstRank != nil || !(window.isOffset) else {
+            return try readColdWindow(window, query: query)
+        }
+        let saved = Self.coldWindow(window, rows: rows, firstRank: firstRank, query: query)
+        if let placed = try placeColdWindow(saved, window: window, touched: touched, exact: true) { return placed }
+        return try readColdWindow(window, query: query)
+    }
+}
+
+extension ResultsWindow {
+    /// Whether it is an offset window.
+    fileprivate var isOffset: Bool {
+        if case .offset = self { return true }
+        return false
     }
 }

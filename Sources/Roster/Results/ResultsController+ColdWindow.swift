@@ -12,8 +12,10 @@ import RosterUpdates
 /// commit's rows and the window's edges, with range reads next to them, never reading the
 /// whole results (`ResultsController/placeColdWindow(_:touched:exact:)`); the window's
 /// change is the diff of the rows it showed with the rows it shows, updates from the
-/// commit's rows. Memory stays O(window). The whole results load at
-/// ``ResultsController/loadResults()``, at a `setWindow`, or in the one case a delivery
+/// commit's rows. A `setWindow` to another window reads the new one the same way, next to
+/// the old one when it is near (`ResultsController/moveColdWindow(to:)`). Memory stays
+/// O(window). The whole results load at ``ResultsController/loadResults()``, at a
+/// `setWindow(nil)`, or in the one case a delivery
 /// cannot place the window from its edges: an anchored window all of whose rows left
 /// (the rule then needs the anchor's rank). Until they load
 /// ``ResultsController/counts`` is nil; the delegate hears them when they are loaded.

@@ -131,8 +131,9 @@ public final class ResultsController: LiveQueryRequest {
     ///
     /// With a window set before the first fetch, only the window's rows are read: the
     /// first window is there at once, at any size, and stays cold through commits (each
-    /// places it again from its edges, in O(log *n* + window)); the whole results load at
-    /// ``loadResults()`` or ``setWindow(_:)`` (see ``counts``). A
+    /// places it again from its edges, in O(log *n* + window), and so does a move); the
+    /// whole results load at ``loadResults()`` or ``setWindow(_:)`` to no window (see
+    /// ``counts``). A
     /// request with aggregates reads them whole at the fetch, in one unsorted pass over the
     /// objects that match, window or not.
     ///
@@ -228,15 +229,17 @@ public final class ResultsController: LiveQueryRequest {
             // The window alone, when its anchor is still there; else the whole results,
             // whose order finds the anchor's nearest neighbour.
             let (opened, changes, touched, departed, aggregates, position) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
-                let opened = try readColdWindow(window, query: query)
                 let changes = try store.changes(observedBy: query.entity, since: token.position)
-                // Rows that left the window untouched (others slid them out) are read as
-                // they are, in the same read.
                 let touched = try store.touchedRows(of: query.entity, in: changes)
+                // The rows the token's window showed that no commit since touched, as they
+                // were then and are now, in the same read.
+                let savedKeys = token.sections.flatMap(\.items)
+                let untouched = try store.fetchCommittedRows(query.entity, keys: savedKeys.filter { touched[$0] == nil })
+                let opened = try resumedColdWindow(window, token: token, keys: savedKeys, untouched: untouched, changes: changes, touched: touched)
+                // Rows that left the window untouched (others slid them out).
                 let kept = opened.map { Set($0.rows.keys) } ?? []
-                let departed = token.sections.lazy.flatMap(\.items).filter { !kept.contains($0) && touched[$0] == nil }
-                return (opened, changes, touched, try store.fetchCommittedRows(query.entity, keys: Array(departed)), try store.fetchAggregates(query),
-                        store.storage.changeLogPosition)
+                let departed = untouched.filter { !kept.contains($0.key) }
+                return (opened, changes, touched, departed, try store.fetchAggregates(query), store.storage.changeLogPosition)
             }
             if let opened {
                 store.addObserver(self)
@@ -294,8 +297,11 @@ public final class ResultsController: LiveQueryRequest {
     /// - Complexity: O(log *n* + the windows' sizes).
     public func setWindow(_ window: ResultsWindow?) throws {
         try window?.validate()
-        // Moving a window opened cold places it over the whole results.
-        if coldWindow != nil { try loadResults() }
+        // A window opened cold stays cold when it moves; else (no window) the whole results.
+        if coldWindow != nil {
+            if try moveColdWindow(to: window) { return }
+            try loadResults()
+        }
         guard let engine else {
             windowTracker = window.map { WindowTracker($0) }
             return
@@ -319,8 +325,8 @@ public final class ResultsController: LiveQueryRequest {
     }
 
     /// The whole results' counts, whatever the window shows; nil before ``performFetch()``,
-    /// and while a window opened cold has not loaded the whole results (``loadResults()``
-    /// or ``setWindow(_:)`` does; commits do not; the delegate then hears
+    /// and while a window opened cold has not loaded the whole results (``loadResults()``,
+    /// or ``setWindow(_:)`` to no window, does; commits and moves do not; the delegate hears
     /// ``ResultsControllerDelegate/controller(_:didChangeCounts:)``). O(sections).
     public var counts: ResultsCounts? {
         engine.map(Self.counts(of:))

@@ -13,7 +13,8 @@ import Roster
 ///   alone) against a whole `performFetch` (in the re-fetch column);
 /// - resuming from a token after another connection changed 1,000 rows, in a new store
 ///   on the file (the app relaunched): `performFetch(resumingFrom:)` → returned (the
-///   change group included);
+///   change group included); beside it its floor, the change log since the token and the
+///   1,000 rows it names read alone (`Store.readChanges(since:of:)`);
 /// - after every commit the window must equal the re-fetched slice (`mismatches`).
 enum WindowScenario {
     static let length = 100
@@ -96,6 +97,7 @@ enum WindowScenario {
         reporter.progress("window N=\(size): resuming after 1,000 changes by another connection")
         var resumes = Durations()
         var resumeBaseline = Durations()
+        var resumeFloor = Durations()
         for round in 0..<3 {
             let token = try controller.resumeToken()
             let other = try RawDatabase(path: fixture.store.path)
@@ -104,6 +106,12 @@ enum WindowScenario {
                 try other.execute("UPDATE Post SET title = 'resumed \(round)-\(index)' WHERE id = '\(PostFixture.key(1 + (index * 997 + round * 13) % size))'")
             }
             try other.execute("COMMIT")
+            // The floor: the log since the token and the rows it names, read alone.
+            let floorStore = try Store(path: fixture.store.path)
+            let floorStart = MonotonicClock.now()
+            let changed = try floorStore.readChanges(since: token, of: "Post")
+            resumeFloor.append(MonotonicClock.elapsed(from: floorStart, to: MonotonicClock.now()))
+            if changed != 1_000 { reporter.mismatch(.window, size: size, "resume #\(round): the log since the token names \(changed) changed rows, not 1,000") }
             // The app relaunched: a new store on the file, no other live query.
             let relaunched = try Store(path: fixture.store.path)
             let resumed = try ResultsController(store: relaunched, request: PostFixture.request)
@@ -160,7 +168,8 @@ enum WindowScenario {
                                             ("whole_results", "one-row, whole results", whole, Durations()),
                                             ("window_commit", "one-row, window", windowed, baseline),
                                             ("window_move", "move one screen", moves, moveBaseline),
-                                            ("resume", "resume, 1,000 changes", resumes, resumeBaseline)] {
+                                            ("resume", "resume, 1,000 changes", resumes, resumeBaseline),
+                                            ("resume_floor", "floor: log + 1,000 rows", resumeFloor, resumeBaseline)] {
             reporter.print(table.line([String(size), label, Format.summary(roster),
                                        base.isEmpty ? "-" : Format.summary(base), base.isEmpty ? "-" : Format.ratio(base.median / roster.median)]))
             reporter.record(.window, size: size, "\(name).roster", roster)
