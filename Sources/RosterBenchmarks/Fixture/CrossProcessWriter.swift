@@ -31,8 +31,8 @@ package enum CrossProcessWriter {
     /// - Throws: `StoreError` or ``BenchmarkError`` when the store cannot be opened or a
     ///   commit fails.
     package static func run(storePath: String, commits: Int, keyPrefix: String, maximumPause: Duration, seed: UInt64) throws {
-        // On a PostgreSQL server (the `server` scenario) the commit is done when the insert
-        // returns; on a file, SQLite's WAL hook stamps it.
+        // On a PostgreSQL server (the `server` scenario) the stamp is taken just before the
+        // COMMIT is sent, in a transaction of the insert; on a file, SQLite's WAL hook stamps it.
         let onServer = PostgresSchema.isURL(storePath)
         let store: Store
         if onServer {
@@ -52,12 +52,21 @@ package enum CrossProcessWriter {
                 pause(nanoseconds: UInt64.random(in: 0..<maximumNanoseconds, using: &random))
             }
             CommitClock.arm()
-            try store.insert("Post", [
+            let values: [String: Value] = [
                 "id": .string(key(prefix: keyPrefix, index)), "day": .string(day),
                 "rank": .integer(-1 - Int64(index)), "score": .double(0), "title": .string("From another process \(index)"),
                 "pinned": .bool(false),
-            ])
-            guard let stamp = onServer ? MonotonicClock.now() : CommitClock.firstCommitSinceArm else {
+            ]
+            var beforeCommit: UInt64?
+            if onServer {
+                try store.write {
+                    try store.insert("Post", values)
+                    beforeCommit = MonotonicClock.now()
+                }
+            } else {
+                try store.insert("Post", values)
+            }
+            guard let stamp = onServer ? beforeCommit : CommitClock.firstCommitSinceArm else {
                 throw BenchmarkError("commit #\(index) was not stamped")
             }
             FileHandle.standardOutput.write(Data("\(index) \(stamp)\n".utf8))
