@@ -14,7 +14,13 @@ import RosterTestSupport
 struct WindowPropertyTests {
     /// 24 seeds by default; `ROSTER_PROPERTY_SEEDS=500 swift test --filter WindowProperties`
     /// for a longer soak.
-    static let seeds = 0..<(ProcessInfo.processInfo.environment["ROSTER_PROPERTY_SEEDS"].flatMap(Int.init) ?? 24)
+    /// `ROSTER_PROPERTY_SEEDS`: a count (from seed 0), or `first-last` to replay a few.
+    static let seeds: [Int] = {
+        let setting = ProcessInfo.processInfo.environment["ROSTER_PROPERTY_SEEDS"] ?? "24"
+        let bounds = setting.split(separator: "-").compactMap { Int($0) }
+        if bounds.count == 2, bounds[0] <= bounds[1] { return Array(bounds[0]...bounds[1]) }
+        return Array(0..<(bounds.first ?? 24))
+    }()
 
     @Test("random mutations keep every window exact", arguments: WindowPropertyTests.seeds)
     func randomMutations(seed: Int) throws {
@@ -44,7 +50,8 @@ struct WindowPropertyTests {
         for step in 0..<60 {
             let context = "seed \(seed), step \(step)"
             let oldTable = world.table
-            switch Int.random(in: 0..<10, using: &random) {
+            let action = Int.random(in: 0..<10, using: &random)
+            switch action {
             case 0:
                 let watcher = windows.randomElement(using: &random)!
                 let window = randomWindow(&random, controller: watcher.controller, world: world)

@@ -77,8 +77,18 @@ extension ResultsController {
                     shownNow[shownKey] = row
                 }
             }
-            // The anchor, or the nearest row that stayed of those the window showed.
-            guard let anchor = ScrollPosition.nearest(to: key, among: cold.keys, locate: { shownNow[$0] }) else { return nil }
+            // The anchor, or the nearest row that stayed of those the window showed; when
+            // none did, the row now at the anchor's old rank.
+            var found = ScrollPosition.nearest(to: key, among: cold.keys, locate: { shownNow[$0] })
+            if found == nil, exact { found = try rowAtOldRank(of: key, in: cold, touched: touched) }
+            guard let anchor = found else {
+                if exact, cold.rows[key] != nil {
+                    // No rows at all: it keeps its anchor and shows nothing (the whole
+                    // results place it at the next commit that reaches it).
+                    return Self.coldWindow(window, rows: [], firstRank: nil, query: query)
+                }
+                return nil
+            }
             // Nothing in it changed and nothing may enter: it stays as it is, unread.
             if exact, anchor.key == key, !touched.contains(where: { touchedKey, row in
                 cold.rows[touchedKey] != nil || Self.mayEnter(row, window: cold, anchor: key, before: before, after: after, query: query)
@@ -89,6 +99,37 @@ extension ResultsController {
             return Self.coldWindow(.anchored(key: anchor.key, before: before, after: after), rows: rowsAbove + [anchor.position] + rowsBelow,
                                    firstRank: nil, query: query)
         }
+    }
+
+    /// The row now at the rank an anchored cold window's anchor had, by the rule of an
+    /// anchor all of whose window left (``WindowTracker``): the commit's rows say how many
+    /// rows entered or left above the anchor's place (its row as it was), and one range
+    /// read next to that place finds the row; past the end, the last row. Nil when the
+    /// results are empty.
+    private func rowAtOldRank(of anchor: Value, in cold: ColdWindow, touched: [Value: TouchedRow]) throws(StoreError) -> (key: Value, position: [Value])? {
+        guard let place = cold.rows[anchor] else { return nil }
+        let query = self.query
+        // Rows above the anchor's place now, less before: where its old rank falls now.
+        var shift = 0
+        for row in touched.values {
+            if let before = row.before, query.predicate.evaluate(before), query.sort.compare(before, place) < 0 { shift -= 1 }
+            if let after = row.after, query.predicate.evaluate(after), query.sort.compare(after, place) < 0 { shift += 1 }
+        }
+        let row: [Value]?
+        if shift > 0 {
+            row = try store.committedNeighbours(of: place, in: query, before: shift, after: 0).above.first
+        } else {
+            let below = try store.committedNeighbours(of: place, in: query, before: 0, after: -shift + 1).below
+            // Past the end: the last row, below the place or else above it.
+            if below.count > -shift {
+                row = below[-shift]
+            } else if let last = below.last {
+                row = last
+            } else {
+                row = try store.committedNeighbours(of: place, in: query, before: 1, after: 0).above.last
+            }
+        }
+        return row.map { (query.key(of: $0), $0) }
     }
 
     /// Whether a touched row of a commit may enter an anchored cold window that none of its
