@@ -9,9 +9,11 @@ extension SQLiteStorage {
         do { return try rows(of: query.entity, from: query.windowSQL, binding: query.predicate.arguments + bounds) } catch { throw .database(error) }
     }
 
-    /// Every row a `SELECT` of the entity's attributes, in order, gives.
-    private func rows(of entity: Entity, from sql: String, binding values: [Value]) throws(DatabaseError) -> [[Value]] {
-        let statement = try reader.prepare(sql)
+    /// Every row a `SELECT` of the entity's attributes, in order, gives; `cached` keeps the
+    /// statement for the next call (the few that every commit to a cold window runs).
+    private func rows(of entity: Entity, from sql: String, binding values: [Value], cached: Bool = false) throws(DatabaseError) -> [[Value]] {
+        let statement = try cached ? cachedReaderStatement(sql) : reader.prepare(sql)
+        defer { if cached { statement.reset() } }
         try statement.bind(values)
         var rows: [[Value]] = []
         let attributes = entity.attributes
@@ -32,7 +34,8 @@ extension SQLiteStorage {
             for (isAfter, limit) in [(false, before), (true, after)] {
                 var rows: [[Value]] = []
                 for (sql, values) in query.neighbourSelects(of: sortValues, after: isAfter) where rows.count < limit {
-                    rows += try self.rows(of: query.entity, from: sql, binding: query.predicate.arguments + values + [.integer(Int64(limit - rows.count))])
+                    rows += try self.rows(of: query.entity, from: sql, binding: query.predicate.arguments + values + [.integer(Int64(limit - rows.count))],
+                                          cached: true)
                 }
                 if isAfter { below = rows } else { above = rows.reversed() }
             }
