@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Turns the JSON lines of `roster bench --json` into the tables and plots of Docs/Performance.md.
 
-    python3 Scripts/performance-page.py table Docs/Performance/sqlite.jsonl Docs/Performance/server.jsonl
+    python3 Scripts/performance-page.py table Docs/Performance/sqlite.jsonl Docs/Performance/window.jsonl Docs/Performance/server.jsonl
     python3 Scripts/performance-page.py plots Docs/Performance/sqlite.jsonl   # needs matplotlib
-    python3 Scripts/performance-page.py check Docs/Performance/sqlite.jsonl Docs/Performance/server.jsonl
+    python3 Scripts/performance-page.py check Docs/Performance/sqlite.jsonl Docs/Performance/window.jsonl Docs/Performance/server.jsonl
 
 `table` prints the "What to expect" table (Markdown) on standard output: one row for each
 figure and size, with median, p99 and max, the baseline measured in the same run and the
@@ -37,6 +37,7 @@ ROWS = [
     ("window", "window of 100: one-row commit", "window_commit.roster", "window_commit.refetch", "window re-fetch", "faster"),
     ("window", "window of 100: move one screen", "window_move.roster", "window_move.refetch", "window re-fetch", "faster"),
     ("window", "window of 100: resume after 1,000 changes", "resume.roster", "resume.refetch", "window re-fetch", "faster"),
+    ("window", "its floor: the log since the token and its rows, read alone", "resume_floor.roster", "resume_floor.refetch", "window re-fetch", "faster"),
     ("window", "window of 100: cold open, offset", "cold_open_offset.roster", "cold_open_offset.refetch", "whole fetch", "faster"),
     ("window", "window of 100: cold open, anchored", "cold_open_anchored.roster", "cold_open_anchored.refetch", "whole fetch", "faster"),
     ("unread", "unread counts: mark one read → batch + counts", "with_aggregates.commit_to_batch_and_counts", "baseline.refetch_diff_group_by", "re-fetch, diff, GROUP BY", "faster"),
