@@ -53,7 +53,7 @@ extension ResultsController {
             }
             // The first row itself, when it is still where it was.
             let firstNow = touched[first].map(rowNow) ?? boundary
-            let atBoundary = firstNow.map { query.sort.compare($0, boundary) == 0 } == true ? [firstNow!] : []
+            let atBoundary: [[Value]] = firstNow.flatMap { query.sort.compare($0, boundary) == 0 ? [$0] : nil } ?? []
             let fromBoundary = length + max(-shift, 0)
             let (above, below) = try store.committedNeighbours(of: boundary, in: query, before: max(shift, 0),
                                                                after: max(fromBoundary - max(shift, 0) - atBoundary.count, 0))

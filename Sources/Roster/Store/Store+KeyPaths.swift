@@ -173,17 +173,3 @@ private struct KeyPathResolver {
         return row
     }
 }
-
-extension Store {
-    /// The least a resume from `token` reads, whatever its window: the change log since
-    /// the token and the rows it names, in one read at the store's cursor. Returns how many
-    /// rows changed. For `roster bench`, which states this floor beside the resume's cost.
-    ///
-    /// - Throws: ``StoreError`` when the entity is not defined or the read fails.
-    package func readChanges(since token: ResumeToken, of entityName: String) throws -> Int {
-        let entity = try definedEntity(named: entityName)
-        return try readingAtCursor(observing: entity.observedNames) { () throws(StoreError) in
-            try touchedRows(of: entity, in: changes(observedBy: entity, since: token.position)).count
-        }
-    }
-}

@@ -14,7 +14,7 @@ import Roster
 /// - resuming from a token after another connection changed 1,000 rows, in a new store
 ///   on the file (the app relaunched): `performFetch(resumingFrom:)` → returned (the
 ///   change group included); beside it its floor, the change log since the token and the
-///   1,000 rows it names read alone (`Store.readChanges(since:of:)`);
+///   1,000 rows it names read alone (`ResumeToken.readChanges(in:of:)`);
 /// - after every commit the window must equal the re-fetched slice (`mismatches`).
 enum WindowScenario {
     static let length = 100
@@ -110,7 +110,7 @@ enum WindowScenario {
             let floorStore = try Store(path: fixture.store.path)
             let floorStart = MonotonicClock.now()
             // (A few of the 1,000 keys may be rows the commits above deleted.)
-            _ = try floorStore.readChanges(since: token, of: "Post")
+            _ = try token.readChanges(in: floorStore, of: "Post")
             resumeFloor.append(MonotonicClock.elapsed(from: floorStart, to: MonotonicClock.now()))
             // The app relaunched: a new store on the file, no other live query.
             let relaunched = try Store(path: fixture.store.path)
