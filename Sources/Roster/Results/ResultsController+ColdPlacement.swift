@@ -28,14 +28,10 @@ extension ResultsController {
             // The rows before the window's first row (as it stood) now, less before: the
             // window, which keeps its offset, starts that many rows earlier (later when
             // negative) in the order.
-            var shift = 0
-            var reachesWindow = cold.keys.count < length
+            let shift = Self.rowsEntered(before: boundary, touched: touched, query: query)
             let last = cold.keys.last.flatMap { cold.rows[$0] } ?? boundary
-            for (key, row) in touched {
-                if let before = row.before, query.predicate.evaluate(before), query.sort.compare(before, boundary) < 0 { shift -= 1 }
-                let after = rowNow(row)
-                if let after, query.sort.compare(after, boundary) < 0 { shift += 1 }
-                if cold.rows[key] != nil || after.map({ query.sort.compare($0, last) <= 0 }) == true { reachesWindow = true }
+            let reachesWindow = cold.keys.count < length || touched.contains { key, row in
+                cold.rows[key] != nil || rowNow(row).map { query.sort.compare($0, last) <= 0 } == true
             }
             // Nothing above it moved, nothing in it changed and nothing entered its span.
             guard shift != 0 || reachesWindow else { return cold }
@@ -110,11 +106,7 @@ extension ResultsController {
         guard let place = cold.rows[anchor] else { return nil }
         let query = self.query
         // Rows above the anchor's place now, less before: where its old rank falls now.
-        var shift = 0
-        for row in touched.values {
-            if let before = row.before, query.predicate.evaluate(before), query.sort.compare(before, place) < 0 { shift -= 1 }
-            if let after = row.after, query.predicate.evaluate(after), query.sort.compare(after, place) < 0 { shift += 1 }
-        }
+        let shift = Self.rowsEntered(before: place, touched: touched, query: query)
         let row: [Value]?
         if shift > 0 {
             row = try store.committedNeighbours(of: place, in: query, before: shift, after: 0).above.first
@@ -130,6 +122,18 @@ extension ResultsController {
             }
         }
         return row.map { (query.key(of: $0), $0) }
+    }
+
+    /// How many more of the query's rows stand before `place` (a row's values) after the
+    /// commit than before it, from the commit's rows alone: those that entered that part
+    /// of the order less those that left it.
+    private static func rowsEntered(before place: [Value], touched: [Value: TouchedRow], query: BoundQuery) -> Int {
+        var entered = 0
+        for row in touched.values {
+            if let before = row.before, query.predicate.evaluate(before), query.sort.compare(before, place) < 0 { entered -= 1 }
+            if let after = row.after, query.predicate.evaluate(after), query.sort.compare(after, place) < 0 { entered += 1 }
+        }
+        return entered
     }
 
     /// Whether a touched row of a commit may enter an anchored cold window that none of its
