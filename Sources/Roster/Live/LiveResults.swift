@@ -192,6 +192,19 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         }
     }
 
+    /// The object with this key as of the last change taken; for a key the results no
+    /// longer hold, its key with null values (the convention of a resync's deleted rows).
+    func shownObject(forKey key: Value) -> Object {
+        consumer.withLock { consumer in
+            let engine = consumer.results.engine
+            let entity = engine.query.entity
+            if let values = engine.row(forKey: key) { return Object(entity: entity, values: values) }
+            var values = [Value](repeating: .null, count: entity.attributes.count)
+            values[entity.keyIndex] = key
+            return Object(entity: entity, values: values)
+        }
+    }
+
     /// The index path of the object with this key (window-relative, with a window), as
     /// of the last change taken.
     public func indexPath(for key: Value) -> IndexPath? {
@@ -225,8 +238,9 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     }
 
     /// ``nextChange()``, for Roster's own code, which throws ``StoreError`` alone (the
-    /// public API throws `any Error`: see ``StoreError``).
-    func waitForChange() async throws(StoreError) -> ResultsChange? {
+    /// public API throws `any Error`: see ``StoreError``). The change is taken (applied to
+    /// the results these live results hold) in `isolation`: nil, off every actor.
+    func waitForChange(isolation: isolated (any Actor)? = nil) async throws(StoreError) -> ResultsChange? {
         while !Task.isCancelled {
             if let wait = remainingInterval() {
                 try? await Task.sleep(for: wait)
