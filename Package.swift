@@ -77,6 +77,8 @@ let package = Package(
             exclude: ["Feeds"]
         ),
         .executableTarget(name: "ContentLoading", dependencies: ["RosterUpdates"], path: "Examples/ContentLoading"),
+        // A terminal list drawn as SwiftUI draws a view over ObservedResults (Docs/SwiftUI.md).
+        .executableTarget(name: "LiveList", dependencies: ["Roster"], path: "Examples/LiveList"),
         // Tests, a target per subject; RosterTestSupport holds what several share (the
         // seeded generator, the move oracle, the change recorder, running the executables).
         .target(name: "RosterTestSupport", dependencies: ["Roster", "RosterUpdates"], path: "Tests/RosterTestSupport"),
@@ -88,7 +90,7 @@ let package = Package(
         // `roster` as a user runs it: run, sql, watch, bench, --version.
         .testTarget(name: "CommandLineTests", dependencies: ["Roster", "RosterScript", "RosterTestSupport", "roster"]),
         // The example programs, run as a user runs them.
-        .testTarget(name: "ExampleTests", dependencies: ["Roster", "RosterTestSupport", "AddressBook", "Board", "ContentLoading", "FeedReader"]),
+        .testTarget(name: "ExampleTests", dependencies: ["Roster", "RosterTestSupport", "AddressBook", "Board", "ContentLoading", "FeedReader", "LiveList"]),
         // Fuzz targets (Docs/Reliability.md): built with libFuzzer by Fuzz/fuzz.sh; in the
         // ordinary build each replays its corpus in Tests/Fuzz/Corpus once.
         .target(name: "CRosterFuzz", path: "Fuzz/CDriver"),

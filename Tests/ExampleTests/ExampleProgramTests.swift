@@ -169,3 +169,41 @@ struct ExampleProgramTests {
         }
     }
 }
+
+/// LiveList draws two views over `ObservedResults` as SwiftUI would: each frame redraws
+/// only the views whose observed properties notified.
+@Suite("LiveList example")
+struct LiveListExampleTests {
+    @Test func eachFrameRedrawsOnlyTheViewsWhoseDataChanged() throws {
+        let run = try ProgramRun(program: "LiveList", arguments: [])
+        #expect(run.status == 0, "\(run.error)")
+        let frames = Array(run.output.components(separatedBy: "── frame ").dropFirst())
+        try #require(frames.count == 9, "\(run.output)")
+        func views(_ frame: String) -> [String] {
+            frame.split(separator: "\n").filter { $0.hasPrefix("   [") }.map { String($0.dropFirst(3)) }
+        }
+        #expect(views(frames[0]) == ["[header]", "[rows]"])
+        #expect(frames[0].contains("p0018  Post 18  rank 180\n   p0019"))
+        // An edit to a shown row redraws the rows, not the header.
+        #expect(views(frames[1]) == ["[rows]"])
+        #expect(frames[1].contains("p0021  Post 21, edited  rank 210"))
+        // Rows outside the window change the count alone; rows above leave the anchored window in place.
+        #expect(views(frames[2]) == ["[header]"] && frames[2].contains("201 posts"))
+        #expect(views(frames[3]) == ["[header]"] && frames[3].contains("203 posts"))
+        // Fast typing: the last search only; a half-typed predicate shows an error and keeps the rows.
+        #expect(views(frames[4]) == ["[header]", "[rows]"] && frames[4].contains("11 posts"))
+        #expect(frames[4].contains("p0002  Post 2  rank 20\n   p0020  Post 20  rank 200"))
+        #expect(views(frames[5]) == ["[header]"] && frames[5].contains("error: predicate \"title BEGINSWITH[c]\""))
+        #expect(views(frames[6]) == ["[header]", "[rows]"] && frames[6].contains("111 posts") && !frames[6].contains("error"))
+        // The sort flipped: same rows counted, so the header stays.
+        #expect(views(frames[7]) == ["[rows]"])
+        #expect(frames[7].contains("p0012  Post 12  rank 120\n   p0011"))
+        #expect(frames[8].contains("(nothing redrawn)"))
+    }
+
+    @Test func aBadPostCountIsRefusedWithAClearError() throws {
+        let run = try ProgramRun(program: "LiveList", arguments: ["--posts", "3"])
+        #expect(run.status == 2)
+        #expect(run.error.contains("--posts needs a whole number of at least 40"))
+    }
+}

@@ -43,7 +43,7 @@ import RosterUpdates
 /// change. While one request is being applied, only the latest of those set meanwhile is
 /// applied next: fast typing never queues re-fetches. A request that does not fit (an
 /// unknown attribute, a half-typed predicate) leaves the results as they were and sets
-/// ``error``; the next request that applies clears it.
+/// ``error``; the next request the view sets clears it.
 ///
 /// Releasing the object stops its live results: pending commits are dropped with it.
 @MainActor
@@ -157,8 +157,9 @@ public final class ObservedResults: Observable {
     }
 
     /// The last error, until what failed succeeds: a delivery that failed (cleared by the
-    /// next change taken), a request or a window that did not fit (cleared by the next one
-    /// that does). The results stay as they were while it is set.
+    /// next change taken), a request that did not fit (cleared when the view sets another,
+    /// set again if that one does not fit either), a window that did not fit (cleared by the
+    /// next window that does). The results stay as they were while it is set.
     public var error: StoreError? {
         registrar.access(self, keyPath: \.error)
         return storedError
@@ -176,6 +177,8 @@ public final class ObservedResults: Observable {
         set {
             guard newValue != storedRequest else { return }
             registrar.withMutation(of: self, keyPath: \.request) { storedRequest = newValue }
+            // The new request supersedes the one that did not fit.
+            clearError(from: .request)
             pendingRequest = newValue
             applyPendingRequests()
         }
@@ -288,7 +291,8 @@ public final class ObservedResults: Observable {
                 let failure = await Self.apply(request, to: live)
                 guard let self else { return }
                 if let failure {
-                    self.setError(failure, from: .request)
+                    // Only the latest request's failure is the view's: a newer one waits.
+                    if self.pendingRequest == nil { self.setError(failure, from: .request) }
                 } else {
                     self.clearError(from: .request)
                     self.takeChanges()
