@@ -20,6 +20,8 @@ package enum BenchmarkScenario: String, CaseIterable, Sendable {
     case crossover
     /// What a single-row commit costs a `LiveResults` consumer.
     case live
+    /// What `ObservedResults` adds to a `LiveResults` taking the same one-row commit.
+    case observed
     /// A commit in another process until the batch is ready here: a watching
     /// `StoreQueue` (file events) against the 100 ms polling it replaces.
     case crossProcess = "cross-process"

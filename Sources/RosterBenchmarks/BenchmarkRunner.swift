@@ -50,6 +50,7 @@ package struct BenchmarkRunner {
             case .crossover: try CrossoverScenario.run(configuration, reporter: reporter)
             case .window: try WindowScenario.run(configuration, reporter: reporter)
             case .live: try LiveScenario.run(configuration, reporter: reporter)
+            case .observed: try ObservedScenario.run(configuration, reporter: reporter)
             case .crossProcess: try CrossProcessScenario.run(configuration, reporter: reporter)
             case .predicate: try PredicateScenario.run(configuration, reporter: reporter)
             case .writes: try WritesScenario.run(configuration, reporter: reporter)

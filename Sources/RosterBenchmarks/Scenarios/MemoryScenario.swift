@@ -1,18 +1,20 @@
 import Roster
 
 /// `memory`: the bytes a row that a live query's results hold, for a ``ResultsController``
-/// (the incremental engine: keys and sort values only) and for a ``LiveResults`` (every
-/// whole row, so that its objects never come from a newer commit), against the floor:
+/// (the incremental engine: keys and sort values only), for a ``LiveResults`` (every
+/// whole row, so that its objects never come from a newer commit) and for an
+/// ``ObservedResults`` (its own live results, and what it publishes), against the floor:
 /// raw sqlite3 reading the key and sort columns into typed Swift arrays.
 ///
 /// The query is the scenarios' one, sorted on two attributes (day, rank) and the key. Each
 /// figure is taken twice: the bytes the allocator has handed out and not taken back (what
 /// the structure holds), and the growth of the resident size (what the process pays, with
-/// the freed memory the allocator keeps). All three stay alive until all are measured, so
+/// the freed memory the allocator keeps). All stay alive until all are measured, so
 /// none reuses memory another freed.
 enum MemoryScenario {
     static let table = TextTable([
         ("N", 9), ("floor held", 20), ("controller held", 20), ("resident", 20), ("LiveResults held", 20), ("resident", 20),
+        ("ObservedResults held", 22), ("resident", 20),
     ])
 
     static func run(_ configuration: BenchmarkConfiguration, reporter: BenchmarkReporter) throws {
@@ -56,11 +58,17 @@ enum MemoryScenario {
             return controller
         }
         let (live, liveGrowth) = try Growth.of { try LiveResults(queue: queue, request: PostFixture.request) }
-        let liveCount = live.snapshot.numberOfItems
-        if floor.ids.count != size || controller.numberOfObjects != size || liveCount != size {
-            reporter.mismatch(.memory, size: size, "floor read \(floor.ids.count) rows, the controller holds \(controller.numberOfObjects), LiveResults \(liveCount); expected \(size)")
+        // ObservedResults over LiveResults of its own: what the view's object holds in all.
+        // `roster bench` runs on the main thread: the main actor's.
+        let (observed, observedGrowth) = try MainActor.assumeIsolated {
+            try Growth.of { try ObservedResults(queue: queue, request: PostFixture.request) }
         }
-        withExtendedLifetime((floor, controller, live, queue)) {}
+        let observedCount = MainActor.assumeIsolated { observed.objects.count }
+        let liveCount = live.snapshot.numberOfItems
+        if floor.ids.count != size || controller.numberOfObjects != size || liveCount != size || observedCount != size {
+            reporter.mismatch(.memory, size: size, "floor read \(floor.ids.count) rows, the controller holds \(controller.numberOfObjects), LiveResults \(liveCount), ObservedResults \(observedCount); expected \(size)")
+        }
+        withExtendedLifetime((floor, controller, live, observed, queue)) {}
 
         func perRow(_ bytes: Double?) -> String {
             guard let bytes else { return "-" }
@@ -68,9 +76,10 @@ enum MemoryScenario {
         }
         reporter.print(table.line([
             String(size), perRow(floorGrowth.held), perRow(controllerGrowth.held), perRow(controllerGrowth.resident),
-            perRow(liveGrowth.held), perRow(liveGrowth.resident),
+            perRow(liveGrowth.held), perRow(liveGrowth.resident), perRow(observedGrowth.held), perRow(observedGrowth.resident),
         ]))
-        for (name, growth) in [("floor", floorGrowth), ("results_controller", controllerGrowth), ("live_results", liveGrowth)] {
+        for (name, growth) in [("floor", floorGrowth), ("results_controller", controllerGrowth), ("live_results", liveGrowth),
+                               ("observed_results", observedGrowth)] {
             reporter.record(.memory, size: size, "\(name).held_per_row", (growth.held ?? .nan) / Double(size), unit: "bytes/row")
             reporter.record(.memory, size: size, "\(name).resident_growth_per_row", (growth.resident ?? .nan) / Double(size), unit: "bytes/row")
         }
