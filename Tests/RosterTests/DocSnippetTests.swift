@@ -9,8 +9,10 @@ import Testing
 /// the context the pages take for granted (a `store`, a `queue`, a `controller`, a
 /// `path`, a delegate, a `Post` record): a block may declare those names again. One
 /// `swiftc` run type-checks them all; an error names the page and the line. `import` lines
-/// are left to the file's head (which imports Foundation and Roster), and a block whose
-/// first line is `// Package.swift` is a manifest and is left out.
+/// are left to the file's head (which imports Foundation and Roster). A block whose first
+/// line is `// Package.swift` is a manifest, and one whose first line starts with
+/// `// Not compiled here` says why it cannot be (another library's code, or a framework
+/// Linux lacks, as in Docs/SwiftUI.md): both are left out.
 @Suite("Docs snippets")
 struct DocSnippetTests {
     typealias Compiler = StoreQueueIsolationTests.Compiler
@@ -45,7 +47,8 @@ struct DocSnippetTests {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if let block = open {
                 if trimmed == "```" {
-                    if block.lines.first?.trimmingCharacters(in: .whitespaces) != "// Package.swift" {
+                    let first = block.lines.first?.trimmingCharacters(in: .whitespaces) ?? ""
+                    if first != "// Package.swift" && !first.hasPrefix("// Not compiled here") {
                         snippets.append(Snippet(page: page, firstLine: block.firstLine, lines: block.lines))
                     }
                     open = nil

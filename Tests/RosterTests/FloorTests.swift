@@ -19,6 +19,7 @@ struct FloorTests {
         ["SQLiteStorage", "PostgresStorage"],
         ["Store"],
         ["Results", "Live", "Records"],
+        ["Observation"],
     ]
 
     static let sources = URL(fileURLWithPath: #filePath)
