@@ -266,3 +266,64 @@ struct LiveResultsTests {
 extension ResultsSnapshot {
     var withoutReloads: ResultsSnapshot { ResultsSnapshot(sections: sections) }
 }
+
+/// LiveResults hold keys and sort values, and read whole rows from the store when asked:
+/// taken back through the commits the consumer has not taken, so that an object is always
+/// as of the last change taken.
+@Suite("LiveResults rows as of the last change taken")
+struct LiveResultsRowsTests {
+    func makeQueue(posts: Int) throws -> StoreQueue {
+        let queue = try StoreQueue.temporary()
+        try queue.read { store in try store.define(postEntity()) }
+        try queue.write { store in
+            for index in 0..<posts {
+                try store.insert("Post", ["id": .string("p\(index)"), "title": .string("t\(index)"), "rank": .integer(Int64(index))])
+            }
+        }
+        return queue
+    }
+
+    @Test func anObjectReadBeforeAChangeIsTakenIsTheOneTheConsumerSaw() throws {
+        let queue = try makeQueue(posts: 10)
+        let live = try LiveResults(queue: queue, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        try queue.write { store in
+            try store.update("Post", key: "p3", ["title": "new", "rank": 100])
+            try store.delete("Post", key: "p4")
+            try store.insert("Post", ["id": "q", "title": "q", "rank": -1])
+        }
+        // Not taken yet: the consumer still holds the rows as they were.
+        #expect(live.object(at: IndexPath(item: 3, section: 0))?["title"] == "t3")
+        #expect(live.object(at: IndexPath(item: 4, section: 0))?["title"] == "t4")
+        #expect(live.object(at: IndexPath(item: 0, section: 0))?.key == "p0")
+        #expect(live.fetchedObjects.map(\.key) == (0..<10).map { Value.string("p\($0)") })
+        #expect(live.fetchedObjects.map { $0["title"] } == (0..<10).map { Value.string("t\($0)") })
+        let change = try #require(try live.takeChange())
+        #expect(change.objects["p3"]?["title"] == "new")
+        #expect(change.deletedObjects["p4"]?["title"] == "t4")
+        #expect(live.object(at: IndexPath(item: 0, section: 0))?.key == "q")
+        #expect(live.fetchedObjects.last?["title"] == "new")
+    }
+
+    @Test func rowsBeyondTheCacheAreReadAsOfTheLastChangeTaken() throws {
+        let count = 6_000
+        let queue = try makeQueue(posts: count)
+        let live = try LiveResults(queue: queue, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        var random = SplitMix64(seed: 11)
+        var seen = (0..<count).map { "t\($0)" }
+        for round in 0..<6 {
+            // Commits the consumer does not take yet, then reads of rows all over the results
+            // (more than the cache holds): each must be as the consumer last took it.
+            let edits = (0..<40).map { _ in Int.random(in: 0..<count, using: &random) }
+            try queue.write { store in
+                for (offset, index) in edits.enumerated() { try store.update("Post", key: .string("p\(index)"), ["title": .string("r\(round)-\(offset)")]) }
+            }
+            for _ in 0..<300 {
+                let index = Int.random(in: 0..<count, using: &random)
+                #expect(live.object(at: IndexPath(item: index, section: 0))?["title"] == .string(seen[index]), "round \(round), row \(index)")
+            }
+            _ = try live.takeChange()
+            for (offset, index) in edits.enumerated() { seen[index] = "r\(round)-\(offset)" }
+            for index in edits { #expect(live.object(at: IndexPath(item: index, section: 0))?["title"] == .string(seen[index])) }
+        }
+    }
+}

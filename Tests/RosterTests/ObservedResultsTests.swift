@@ -49,16 +49,17 @@ struct ObservedResultsTests {
     let byDay = FetchRequest(entity: "Post", predicate: try! QueryPredicate("pinned == NO"),
                              sortKeys: [SortKey("day"), SortKey("rank")], sectionAttribute: "day")
 
-    /// Waits, giving the main actor away, until `condition` holds (at most 10 s).
+    /// Waits, giving the main actor away, until `condition` holds. The bound is loose: other
+    /// suites' main-actor tests may hold the main actor for a minute and more.
     func eventually(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(600)
         while !condition() {
             try #require(ContinuousClock.now < deadline, "timed out")
             try await Task.sleep(for: .milliseconds(2))
         }
     }
 
-    func shownKeys(_ results: ObservedResults) -> [[Value]] { results.sections.map(\.keys) }
+    func shownKeys(_ results: ObservedResults) -> [[Value]] { results.sections.map { Array($0.keys) } }
 
     @Test func itShowsWhatAControllerFetches() throws {
         let queue = try makeQueue()
@@ -236,7 +237,7 @@ struct ObservedResultsTests {
         let kept = results.sections
         try queue.write { store in try store.delete("Post", key: "p2") }
         results.refresh()
-        #expect(kept.map(\.keys) == [["p2", "p4"], ["p1", "p3", "p5"]])
+        #expect(kept.map { Array($0.keys) } == [["p2", "p4"], ["p1", "p3", "p5"]])
         #expect(kept[0].objects[0].key == "p2")
         #expect(kept[0].objects[0]["title"] == .null, "a row that left reads as its key with nulls")
         #expect(shownKeys(results) == [["p4"], ["p1", "p3", "p5"]])

@@ -334,7 +334,8 @@ struct LiveStatePositionTests {
     @Test func aCommitThatARefetchAlreadyReadIsNotAppliedOverIt() throws {
         let store = try postStore()
         let query = try store.bind(FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
-        let state = LiveState(query: query, rows: [row("a", rank: 1), row("b", rank: 2)], position: 4)
+        let state = LiveState(query: query, rows: [row("a", rank: 1), row("b", rank: 2)], position: 4, lock: EngineLock().frozenReads,
+                              loader: { _ in { _ in [:] } })
         // A resync re-fetched at position 6 (b deleted there, c added); then the step of
         // commit 5, which had raised a's rank, arrives: its rows are older than the re-fetch.
         let refetched = [row("c", rank: 3), row("a", rank: 7)]

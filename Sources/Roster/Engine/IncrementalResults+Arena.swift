@@ -20,6 +20,13 @@ extension IncrementalResults {
         @exclusivity(unchecked) private var order: [(column: ValueColumn, ascending: Bool)] = []
         private var index = KeyIndex()
         var freeIDs: [Int32] = []
+        /// The frozen orders that read this arena's keys (``FrozenOrder``).
+        let generations = FrozenGenerations()
+        /// Ids released while a frozen order that may list them lives, with the latest
+        /// generation at their release: their keys stay until no frozen order of that
+        /// generation or older does.
+        private var quarantined: [(generation: Int, id: Int32)] = []
+        private var quarantineStart = 0
         /// The section value the probe id (-1) stands for.
         var probeSection: Value = .null
 
@@ -65,6 +72,7 @@ extension IncrementalResults {
 
         func allocate(_ row: [Value]) -> Int32 {
             let key = query.key(of: row)
+            if quarantineStart < quarantined.count { freeQuarantined() }
             let id: Int32
             if let free = freeIDs.popLast() {
                 id = free
@@ -103,9 +111,30 @@ extension IncrementalResults {
 
         func release(_ id: Int32) {
             index.remove(key: keys[Int(id)], keyOf: { self.keys[Int($0)] })
-            keys.clear(at: Int(id))
             for slot in sortColumns.indices { sortColumns[slot].clear(at: Int(id)) }
-            freeIDs.append(id)
+            if generations.oldestLive != nil {
+                // A frozen order may list it: its key stays, and the id waits.
+                quarantined.append((generations.latest, id))
+            } else {
+                keys.clear(at: Int(id))
+                freeIDs.append(id)
+            }
+        }
+
+        /// Frees the quarantined ids no living frozen order lists.
+        private func freeQuarantined() {
+            let oldest = generations.oldestLive
+            while quarantineStart < quarantined.count {
+                let (generation, id) = quarantined[quarantineStart]
+                if let oldest, generation >= oldest { break }
+                keys.clear(at: Int(id))
+                freeIDs.append(id)
+                quarantineStart += 1
+            }
+            if quarantineStart == quarantined.count {
+                quarantined.removeAll(keepingCapacity: true)
+                quarantineStart = 0
+            }
         }
 
         /// The value of sort key `position` for row `id`.

@@ -12,6 +12,9 @@ final class ChangeInbox: StoreObserver, Sendable {
         /// what the touched rows are read as.
         var entity: Entity
         var steps: [ResultsStep] = []
+        /// The steps the consumer took and is applying: until it settles them, what it
+        /// holds is older than they are (``rowsBefore(_:attributeCount:)``).
+        var inFlight: [ResultsStep] = []
         /// The change-log position of the newest delivery, whether it posted a step or not.
         var latestThrough: Int64 = 0
         /// How many of `steps` are commits (for statistics).
@@ -99,6 +102,7 @@ final class ChangeInbox: StoreObserver, Sendable {
     /// the consumer could not apply them.
     func putBack(_ steps: [ResultsStep], commits: Int) {
         state.withLock { state in
+            state.inFlight = []
             state.steps.insert(contentsOf: steps, at: 0)
             state.commits += commits
         }
@@ -120,6 +124,7 @@ final class ChangeInbox: StoreObserver, Sendable {
             guard !state.steps.isEmpty else { return ([], 0) }
             if all || state.steps.count == 1 {
                 defer { state.steps = []; state.commits = 0 }
+                state.inFlight += state.steps
                 return (state.steps, state.commits)
             }
             // One commit at a time; user edits and request changes travel with the step after them.
@@ -133,7 +138,41 @@ final class ChangeInbox: StoreObserver, Sendable {
                 break
             }
             state.commits -= commits
+            state.inFlight += taken
             return (taken, commits)
+        }
+    }
+
+    /// The consumer applied the steps it took: what it holds is as of them.
+    func settle() {
+        state.withLock { $0.inFlight = [] }
+    }
+
+    /// The rows with these keys as the consumer holds them, for those that the steps it
+    /// has not applied (taken or pending) touched: each key's row before the first of them
+    /// (nil: the key had no row then). Keys they did not touch are left out: the consumer's
+    /// row is the store's. A resync among the steps stops the search: what it stands for
+    /// says no keys.
+    func rowsBefore(_ keys: [Value], attributeCount: Int) -> [Value: [Value]?] {
+        state.withLock { state in
+            var found: [Value: [Value]?] = [:]
+            var wanted = Set(keys)
+            for step in state.inFlight + state.steps {
+                guard !wanted.isEmpty else { break }
+                switch step {
+                case let .touched(rows, _):
+                    for key in wanted {
+                        guard let row = rows[key] else { continue }
+                        found[key] = row.fitted(to: attributeCount).before
+                        wanted.remove(key)
+                    }
+                case .resync:
+                    return found
+                case .replace, .userEdits, .window:
+                    continue
+                }
+            }
+            return found
         }
     }
 

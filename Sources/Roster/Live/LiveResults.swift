@@ -32,6 +32,9 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     public let adapter: BatchAdapter
     private let inbox: ChangeInbox
     private let consumer: Locked<Consumer>
+    /// Held, inside the consumer's lock, whenever the engine is read or changed; alone by
+    /// the snapshots' frozen orders (``FrozenSections``), which read it later.
+    private let engineLock = EngineLock()
 
     private struct Consumer {
         var results: LiveState
@@ -55,18 +58,45 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         self.policy = policy
         self.adapter = adapter
         // Fetch and register under one lock, so that no commit falls between them.
-        let (query, rows, position, inbox) = try queue.withStore { store throws(StoreError) -> (BoundQuery, [[Value]], Int64, ChangeInbox) in
+        let (query, scan, aggregates, position, inbox) = try queue.withStore { store throws(StoreError)
+            -> (BoundQuery, Handover<OrderedScan>, AggregateTracker?, Int64, ChangeInbox) in
             let query = try store.bind(request)
             let inbox = ChangeInbox(entity: query.entity)
             // At the backend's cursor: the inbox then hears exactly the commits after these rows.
-            let (rows, position) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
-                (try store.fetchCommittedRows(query), store.storage.changeLogPosition)
+            let (scan, aggregates, position) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
+                (Handover(try store.orderedScan(query)), try store.fetchAggregates(query), store.storage.changeLogPosition)
             }
             store.addObserver(inbox)
-            return (query, rows, position, inbox)
+            return (query, scan, aggregates, position, inbox)
         }
         self.inbox = inbox
-        consumer = Locked(Consumer(results: LiveState(query: query, rows: rows, position: position), request: request))
+        consumer = Locked(Consumer(results: LiveState(query: query, scan: scan.value, aggregates: aggregates, position: position,
+                                                      lock: engineLock.frozenReads, loader: Self.loader(queue: queue, inbox: inbox)),
+                                   request: request))
+    }
+
+    /// Reads whole rows as the consumer holds them: the store's, at its cursor, taken back
+    /// through the steps the consumer has not applied. Under the queue's lock, so that no
+    /// commit falls between the read and the steps. A failed read gives no rows (the object
+    /// is then nil) and is reported at the consumer's next take.
+    private static func loader(queue: StoreQueue, inbox: ChangeInbox) -> LiveState.Loader {
+        { entity in
+            { keys in
+                do {
+                    return try queue.withStore { store throws(StoreError) -> [Value: [Value]] in
+                        var rows = try store.readingAtCursor { () throws(StoreError) in try store.fetchCommittedRows(entity, keys: keys) }
+                        for (key, before) in inbox.rowsBefore(keys, attributeCount: entity.attributes.count) { rows[key] = before }
+                        return rows
+                    }
+                } catch let error as StoreError {
+                    inbox.storeDidFailToDeliver(error, mustResync: false)
+                    return [:]
+                } catch {
+                    inbox.storeDidFailToDeliver(StoreError(.database, "\(error)"), mustResync: false)
+                    return [:]
+                }
+            }
+        }
     }
 
     /// Fetches the results, takes the token's window, and makes what changed since the
@@ -102,7 +132,8 @@ public final class LiveResults: Sendable, LiveQueryRequest {
             return (query, rows, changes, touched, position, inbox)
         }
         self.inbox = inbox
-        let results = LiveState(query: query, rows: rows, position: position)
+        let results = LiveState(query: query, rows: rows, position: position, lock: engineLock.frozenReads,
+                                loader: Self.loader(queue: queue, inbox: inbox))
         results.resume(from: token, resync: changes.resync, touched: touched)
         consumer = Locked(Consumer(results: results, request: request))
     }
@@ -114,7 +145,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     /// - Throws: ``StoreError`` when the store cannot say its identifier.
     public func resumeToken() throws -> ResumeToken {
         let identifier = try queue.withStore { store throws(StoreError) in try store.storage.storeIdentifier() }
-        return consumer.withLock { consumer in
+        return withConsumer { consumer in
             // With nothing waiting, the consumer holds every delivery so far, whichever
             // touched the entity or not (call it from the consumer, between changes).
             if let through = inbox.positionWhenTaken { consumer.results.advance(to: through) }
@@ -136,35 +167,35 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     // MARK: Reading what the consumer last took
 
     /// The request whose results these are.
-    public var request: FetchRequest { consumer.withLock { $0.request } }
+    public var request: FetchRequest { withConsumer { $0.request } }
 
     /// The results (the window's rows, with a window) as of the last change taken.
-    public var snapshot: ResultsSnapshot { consumer.withLock { ResultsSnapshot(sections: $0.results.snapshot) } }
+    public var snapshot: ResultsSnapshot { withConsumer { ResultsSnapshot(storage: $0.results.shown) } }
 
     /// The window the consumer sees, as of the last change taken, with its anchor as it
     /// stands; nil: every row. See ``setWindow(_:)``.
-    public var window: ResultsWindow? { consumer.withLock { $0.results.window?.window } }
+    public var window: ResultsWindow? { withConsumer { $0.results.window?.window } }
 
     /// The whole results' counts as of the last change taken, whatever the window shows.
     public var counts: ResultsCounts {
-        consumer.withLock { ResultsCounts(total: $0.results.engine.count, sections: $0.results.engine.sectionInfos()) }
+        withConsumer { ResultsCounts(total: $0.results.engine.count, sections: $0.results.engine.sectionInfos()) }
     }
 
     /// The aggregates over the whole results as of the last change taken
     /// (``FetchRequest/aggregates``); nil for a request without aggregates.
     public var aggregates: AggregateValues? {
-        consumer.withLock { $0.results.aggregates?.totalValues }
+        withConsumer { $0.results.aggregates?.totalValues }
     }
 
     /// The aggregates of the section of the whole results with this name, as of the last
     /// change taken; nil when there is no such section or the request has no aggregates.
     public func aggregates(forSectionName name: Value) -> AggregateValues? {
-        consumer.withLock { $0.results.aggregates?.values(ofSection: name) }
+        withConsumer { $0.results.aggregates?.values(ofSection: name) }
     }
 
     /// All objects (in the window, with a window) as of the last change taken, in order.
     public var fetchedObjects: [Object] {
-        consumer.withLock { consumer in
+        withConsumer { consumer in
             let results = consumer.results
             if results.window != nil {
                 return results.snapshot.flatMap(\.items).compactMap { results.engine.row(forKey: $0) }.map { Object(entity: results.query.entity, values: $0) }
@@ -176,7 +207,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     /// The object at an index path (window-relative, with a window), as of the last change
     /// taken, or nil when there is none.
     public func object(at indexPath: IndexPath) -> Object? {
-        consumer.withLock { consumer in
+        withConsumer { consumer in
             let engine = consumer.results.engine
             if consumer.results.window != nil {
                 let shown = consumer.results.snapshot
@@ -195,7 +226,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     /// The object with this key as of the last change taken; for a key the results no
     /// longer hold, its key with null values (the convention of a resync's deleted rows).
     func shownObject(forKey key: Value) -> Object {
-        consumer.withLock { consumer in
+        withConsumer { consumer in
             let engine = consumer.results.engine
             let entity = engine.query.entity
             if let values = engine.row(forKey: key) { return Object(entity: entity, values: values) }
@@ -208,7 +239,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     /// The index path of the object with this key (window-relative, with a window), as
     /// of the last change taken.
     public func indexPath(for key: Value) -> IndexPath? {
-        consumer.withLock { consumer in
+        withConsumer { consumer in
             guard consumer.results.window != nil else { return consumer.results.engine.indexPath(for: key) }
             for (section, rows) in consumer.results.snapshot.enumerated() {
                 if let item = rows.items.firstIndex(of: key) { return IndexPath(item: item, section: section) }
@@ -218,7 +249,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     }
 
     /// Whether commits are waiting to be taken.
-    public var hasPendingChanges: Bool { inbox.hasPending || consumer.withLock { $0.results.hasResumedChange } }
+    public var hasPendingChanges: Bool { inbox.hasPending || withConsumer { $0.results.hasResumedChange } }
 
     // MARK: Taking changes
 
@@ -266,14 +297,14 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     /// ``takeChange()``, for Roster's own code, which throws ``StoreError`` alone.
     func takePendingChange() throws(StoreError) -> ResultsChange? {
         // What a resume found comes first.
-        let resumed = consumer.withLock { consumer -> ResultsChange? in
+        let resumed = withConsumer { consumer -> ResultsChange? in
             guard let change = consumer.results.takeResumedChange() else { return nil }
             consumer.lastDelivery = .now
             return makeChange(change, results: consumer.results, commits: 0)
         }
         if let resumed { return resumed }
         if let failure = inbox.takeFailure() { throw failure }
-        if let overflow = consumer.withLock({ $0.aggregateOverflows.isEmpty ? nil : $0.aggregateOverflows.removeFirst() }) { throw overflow }
+        if let overflow = withConsumer({ $0.aggregateOverflows.isEmpty ? nil : $0.aggregateOverflows.removeFirst() }) { throw overflow }
         while true {
             let (steps, commits) = inbox.take(all: policy.coalesces)
             guard !steps.isEmpty else { return nil }
@@ -285,8 +316,11 @@ public final class LiveResults: Sendable, LiveQueryRequest {
                 throw error
             }
             let resync = steps.lazy.compactMap { if case let .resync(reason) = $0 { reason } else { nil } }.first
-            let change = consumer.withLock { consumer -> ResultsChange? in
-                guard var change = consumer.results.apply(resolved) else { return nil }
+            let change = withConsumer { consumer -> ResultsChange? in
+                let applied = consumer.results.apply(resolved)
+                // The results are as of these steps now: rows read from here on are too.
+                inbox.settle()
+                guard var change = applied else { return nil }
                 // Heard at the next take, after this change (which holds their null values).
                 consumer.aggregateOverflows += change.aggregateOverflows
                 change.resync = resync
@@ -336,7 +370,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
             inbox.bind(to: query.entity)
             store.observerDidChangeEntities(inbox)
         }
-        consumer.withLock { $0.request = request }
+        withConsumer { $0.request = request }
     }
 
     /// Shows a window over the results instead of all of them, moves or resizes it, or
@@ -352,7 +386,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     ///   anchor that pending commits delete passes to its nearest neighbour.)
     public func setWindow(_ window: ResultsWindow?) throws {
         try window?.validate()
-        let tracker = try consumer.withLock { consumer throws(StoreError) -> WindowTracker? in
+        let tracker = try withConsumer { consumer throws(StoreError) -> WindowTracker? in
             guard let window else { return nil }
             try WindowTracker.check(window, in: consumer.results.engine, entity: consumer.results.query.entity.name)
             var tracker = WindowTracker(window)
@@ -386,9 +420,16 @@ public final class LiveResults: Sendable, LiveQueryRequest {
 
     // MARK: Helpers
 
+    /// Runs `body` with the consumer's state, holding its lock and the engine's.
+    private func withConsumer<Result, Failure: Error>(_ body: (inout Consumer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try consumer.withLock { consumer throws(Failure) in
+            try engineLock.withLock { () throws(Failure) in try body(&consumer) }
+        }
+    }
+
     private func remainingInterval() -> Duration? {
         guard policy.minimumInterval > .zero else { return nil }
-        let last = consumer.withLock { $0.lastDelivery }
+        let last = withConsumer { $0.lastDelivery }
         guard let last else { return nil }
         let elapsed = ContinuousClock.now - last
         return elapsed < policy.minimumInterval ? policy.minimumInterval - elapsed : nil
@@ -396,7 +437,7 @@ public final class LiveResults: Sendable, LiveQueryRequest {
 
     private func resolveResyncs(in steps: [ResultsStep]) throws(StoreError) -> [ResultsStep] {
         guard steps.contains(where: { if case .resync = $0 { true } else { false } }) else { return steps }
-        var query = consumer.withLock { $0.results.query }
+        var query = withConsumer { $0.results.query }
         var resolved: [ResultsStep] = []
         for step in steps {
             switch step {
@@ -429,14 +470,21 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         return ResultsChange(
             group: change.group,
             batch: adapter.batch(for: change.group),
-            previousSnapshot: ResultsSnapshot(sections: results.previousSnapshot),
-            snapshot: ResultsSnapshot(sections: results.snapshot, reloadedItemIdentifiers: reloaded, reconfiguredItemIdentifiers: reconfigured),
+            previousSnapshot: ResultsSnapshot(storage: results.previousShown),
+            snapshot: ResultsSnapshot(storage: results.shown, reloadedItemIdentifiers: reloaded, reconfiguredItemIdentifiers: reconfigured),
             commitCount: commits,
             objects: objects,
             deletedObjects: change.removedRows.mapValues { Object(entity: entity, values: $0) },
             resync: change.resync,
             counts: change.counts,
             aggregates: change.aggregates)
+    }
+
+    /// A value made inside the queue's lock and handed to the caller, which alone uses it
+    /// from then on: what lets a scan's columns (classes) leave ``StoreQueue/withStore(_:)``.
+    private struct Handover<Wrapped>: @unchecked Sendable {
+        let value: Wrapped
+        init(_ value: Wrapped) { self.value = value }
     }
 
     /// The changes of a ``LiveResults``, as an async sequence.

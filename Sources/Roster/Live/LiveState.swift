@@ -1,13 +1,18 @@
 import RosterUpdates
 
 /// What a ``LiveResults`` consumer holds: its results in an ``IncrementalResults`` engine
-/// that keeps every row (so objects are always as of the last change taken, never from a
-/// newer commit), and the snapshot the consumer last saw.
+/// (keys and sort values, and a bounded cache of whole rows), and the snapshot the
+/// consumer last saw.
+///
+/// Objects are always as of the last change taken, never from a newer commit: a row the
+/// cache lacks is read from the store and then taken back through the steps the consumer
+/// has not applied (``Loader``, ``ChangeInbox/rowsBefore(_:attributeCount:)``).
 ///
 /// A change made only of commits costs what the commits touched: their rows are merged
 /// (each key's row before the first commit and after the last), applied in O(k log n) (or
-/// re-sorted in O(n + k log k) when that is cheaper),
-/// and the new snapshot is the old one with only the sections whose keys changed rebuilt.
+/// re-sorted in O(n + k log k) when that is cheaper), and the snapshots before and after
+/// are frozen orders of the engine (``FrozenSections``): O(sections), never a copy of
+/// every key.
 /// A change that also holds user edits, a new request or a re-fetch diffs whole
 /// snapshots, as ``ResultsController`` does in those cases. With a window
 /// (``ResultsWindow``), `snapshot` is the window's rows, and every change is the window's:
@@ -17,11 +22,21 @@ import RosterUpdates
 /// Not `Sendable`: it lives inside the consumer's lock.
 final class LiveState {
     private(set) var engine: IncrementalResults
-    /// The results as sections of keys, as the consumer last saw them.
-    private(set) var snapshot: [ListSection<Value, Value>]
+    /// The results as sections of keys, as the consumer last saw them: for whole results,
+    /// a frozen order of the engine (O(sections) a change); for a window, its rows.
+    private(set) var shown: ResultsSnapshot.Storage
     /// What the last change started from: the snapshot before it, with the user's own
     /// edits applied (what its `from` paths refer to).
-    private(set) var previousSnapshot: [ListSection<Value, Value>] = []
+    private(set) var previousShown: ResultsSnapshot.Storage = .sections([])
+    /// The lock this state lives under, for the frozen orders it hands out to read the
+    /// engine under.
+    private let lock: FrozenSections.OwnerLock
+    /// Reads whole rows, as the consumer holds them, for an engine bound to an entity.
+    private let loader: Loader
+
+    /// Makes the row loader of an engine bound to `entity`: rows by key, as of the last
+    /// change taken (a key without a row then is left out).
+    typealias Loader = (_ entity: Entity) -> ([Value]) -> [Value: [Value]]
     /// The window the consumer sees, and where it stands; nil: every row.
     private(set) var window: WindowTracker?
     /// The whole results' counts as the consumer last heard them, with a window.
@@ -33,13 +48,34 @@ final class LiveState {
     /// What a resume found, for the consumer's first change: the change, and the snapshot,
     /// window and position the consumer holds once it takes it (until then it holds the
     /// token's).
-    private var resumed: (change: QueryChange, snapshot: [ListSection<Value, Value>], window: WindowTracker?, position: Int64)?
+    private var resumed: (change: QueryChange, shown: ResultsSnapshot.Storage, window: WindowTracker?, position: Int64)?
 
-    init(query: BoundQuery, rows: [[Value]], position: Int64) {
-        engine = Self.makeEngine(query: query, rows: rows)
-        snapshot = engine.snapshot
+    init(query: BoundQuery, rows: [[Value]], position: Int64, lock: @escaping FrozenSections.OwnerLock, loader: @escaping Loader) {
+        engine = IncrementalResults(query: query, rows: rows, loader: loader(query.entity))
+        self.lock = lock
+        self.loader = loader
+        shown = .frozen(FrozenSections(engine, lock: lock))
         self.position = position
         aggregates = AggregateTracker(query: query, rows: rows)
+    }
+
+    /// The results as sections of keys, as the consumer last saw them. O(n) for whole results.
+    var snapshot: [ListSection<Value, Value>] { Self.sections(of: shown) }
+
+    /// What the last change started from, as sections of keys. O(n) for whole results.
+    var previousSnapshot: [ListSection<Value, Value>] { Self.sections(of: previousShown) }
+
+    /// Sections of keys, read here, under the lock.
+    private static func sections(of storage: ResultsSnapshot.Storage) -> [ListSection<Value, Value>] {
+        switch storage {
+        case let .sections(sections): sections
+        case let .frozen(frozen): frozen.sectionsUnderLock
+        }
+    }
+
+    /// The engine's results now, frozen (``FrozenSections``). O(sections).
+    private func frozenResults() -> ResultsSnapshot.Storage {
+        .frozen(FrozenSections(engine, lock: lock))
     }
 
     /// Takes the token's window and notes, as the consumer's first change, the change
@@ -59,14 +95,15 @@ final class LiveState {
         var (change, start) = QueryChange.sinceSaved(token.sections, to: now, touched: touched, resync: resync, entity: engine.query.entity,
                                                      rowNow: { self.engine.row(forKey: $0) })
         if change?.describeAttributeChanges(for: engine.query.attributeRelevance, rows: { (touched[$0]?.before, touched[$0]?.after) }) == false { change = nil }
-        previousSnapshot = start
+        previousShown = .sections(start)
+        let nowShown: ResultsSnapshot.Storage = placed == nil ? shown : .sections(now)
         guard let change else {
-            (snapshot, window) = (now, placed)
+            (shown, window) = (nowShown, placed)
             return
         }
         // Until the consumer takes the change, it holds the token's rows, window and position.
-        resumed = (change, now, placed, position)
-        (snapshot, window, position) = (token.sections, saved, token.position)
+        resumed = (change, nowShown, placed, position)
+        (shown, window, position) = (.sections(token.sections), saved, token.position)
     }
 
     /// Whether a resume's change waits for the consumer.
@@ -76,7 +113,7 @@ final class LiveState {
     func takeResumedChange() -> QueryChange? {
         guard let resumed else { return nil }
         self.resumed = nil
-        snapshot = resumed.snapshot
+        shown = resumed.shown
         window = resumed.window
         position = resumed.position
         return resumed.change
@@ -88,9 +125,21 @@ final class LiveState {
         if resumed == nil { position = max(position, through) }
     }
 
-    /// An engine holding every row: its cache is unbounded, so it never loads.
-    private static func makeEngine(query: BoundQuery, rows: [[Value]]) -> IncrementalResults {
-        IncrementalResults(query: query, rows: rows, cacheCapacity: .max, loader: { _ in [:] })
+    /// Takes the results from a scan of the store (keys and sort values, in order) and
+    /// their aggregates: whole rows are loaded when asked for.
+    init(query: BoundQuery, scan: OrderedScan, aggregates: AggregateTracker?, position: Int64,
+         lock: @escaping FrozenSections.OwnerLock, loader: @escaping Loader) {
+        engine = IncrementalResults(query: query, scan: scan, loader: loader(query.entity))
+        self.lock = lock
+        self.loader = loader
+        shown = .frozen(FrozenSections(engine, lock: lock))
+        self.position = position
+        self.aggregates = aggregates
+    }
+
+    /// An engine for a re-fetch: keys and sort values, and the first rows in its cache.
+    private func makeEngine(query: BoundQuery, rows: [[Value]]) -> IncrementalResults {
+        IncrementalResults(query: query, rows: rows, loader: loader(query.entity))
     }
 
     var query: BoundQuery { engine.query }
@@ -206,9 +255,9 @@ final class LiveState {
         TouchedRow.shown(rows, attributeCount: engine.query.entity.attributes.count)
     }
 
-    /// Commits only: the engine's own change, and the snapshot patched. A bulk commit is
-    /// re-sorted in memory (``CommitPath``; this engine holds every row, so it never
-    /// re-fetches).
+    /// Commits only: the engine's own change, and the snapshots frozen. A bulk commit is
+    /// re-sorted in memory (``CommitPath``): the touched rows come with the steps, so it
+    /// never re-fetches.
     private func applyCommits(_ touched: [Value: TouchedRow]) -> QueryChange? {
         guard !touched.isEmpty else { return nil }
         let applied: QueryChange?
@@ -218,19 +267,9 @@ final class LiveState {
             (engine, applied) = engine.resorting(touched: touched)
         }
         guard let change = applied else { return nil }
-        let old = snapshot
-        var changedNames = Set(change.group.sectionChanges.map(\.section))
-        for object in change.group.objectChanges where object.type != .update {
-            if let from = object.from { changedNames.insert(old[from.section].id) }
-            if let to = object.to { changedNames.insert(engine.sectionName(to.section)) }
-        }
-        let oldItems = Dictionary(uniqueKeysWithValues: old.lazy.map { ($0.id, $0.items) })
-        snapshot = (0..<engine.numberOfSections).map { index in
-            let name = engine.sectionName(index)
-            if !changedNames.contains(name), let items = oldItems[name] { return ListSection(id: name, items: items) }
-            return ListSection(id: name, items: engine.keys(inSection: index))
-        }
-        previousSnapshot = old
+        // The frozen order before the change stays what the change's `from` paths refer to.
+        previousShown = shown
+        shown = frozenResults()
         return change
     }
 
@@ -241,6 +280,7 @@ final class LiveState {
     /// counts travel with the change when they changed (alone, with an empty group, when
     /// the window's rows did not).
     private func applyWithDiff(_ steps: [ResultsStep]) -> QueryChange? {
+        let oldShown = shown
         let old = snapshot
         var edits: [UserEdit] = []
         var mustDiff = false
@@ -269,7 +309,7 @@ final class LiveState {
                 if let applied, applied.changesCounts { countsMayChange = true }
             case let .replace(query, rows, _):
                 for key in old.lazy.flatMap(\.items) { note(key) }
-                engine = Self.makeEngine(query: query, rows: rows)
+                engine = makeEngine(query: query, rows: rows)
                 mustDiff = true
                 countsMayChange = true
             case let .userEdits(stepEdits):
@@ -289,10 +329,11 @@ final class LiveState {
             now = tracker.place(in: engine)
             tracker.shown = now
             window = tracker
+            shown = .sections(now)
         } else {
             now = engine.snapshot
+            shown = frozenResults()
         }
-        snapshot = now
         guard mustDiff || !edits.isEmpty || !seen.isEmpty else { return nil }
         var (change, start) = QueryChange.diff(from: old, editedBy: edits, to: now, isUpdated: { key in
             guard let before = seen[key] ?? nil, let after = self.engine.row(forKey: key) else { return false }
@@ -317,7 +358,8 @@ final class LiveState {
         }) == false {
             change = nil
         }
-        if change != nil { previousSnapshot = start }
+        // Without edits the change starts from what was shown (kept frozen, not as arrays).
+        if change != nil { previousShown = edits.isEmpty ? oldShown : .sections(start) }
         return change
     }
 }

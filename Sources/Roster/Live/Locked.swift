@@ -23,3 +23,16 @@ final class Locked<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+/// A lock without a value: what guards a ``LiveResults``' engine for the frozen orders its
+/// snapshots read (``FrozenSections``), which must not hold the live results themselves.
+final class EngineLock: Sendable {
+    private let lock = NSLock()
+
+    /// Runs `body` holding the lock.
+    func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+}

@@ -68,9 +68,12 @@ public struct ResultsChange: Sendable {
 
 /// A live query's results as a diffable data source takes them: section identifiers,
 /// item identifiers per section, and the items whose content changed and need reloading.
+///
+/// A ``LiveResults``' snapshot of whole results lists its keys only when asked: taking it
+/// costs O(sections), and ``sections`` makes the arrays of keys the first time it is read
+/// (O(n) then, kept after). ``numberOfItems`` and ``sectionIdentifiers`` never make them.
 public struct ResultsSnapshot: Sendable, Hashable {
-    /// The sections, each with its name and the keys of its objects, in order.
-    public let sections: [ListSection<Value, Value>]
+    private let storage: Storage
     /// Keys of objects whose stored values changed in the change that made this snapshot
     /// and whose cells need replacing: for a diffable data source's `reloadItems`.
     public let reloadedItemIdentifiers: [Value]
@@ -79,21 +82,88 @@ public struct ResultsSnapshot: Sendable, Hashable {
     /// Empty unless the adapter has `reloadingAttributes`.
     public let reconfiguredItemIdentifiers: [Value]
 
+    /// Where the sections are: arrays of keys, or a frozen order of live results' engine.
+    enum Storage: Sendable {
+        case sections([ListSection<Value, Value>])
+        case frozen(FrozenSections)
+    }
+
     /// Creates a snapshot.
     public init(sections: [ListSection<Value, Value>], reloadedItemIdentifiers: [Value] = [], reconfiguredItemIdentifiers: [Value] = []) {
-        self.sections = sections
+        self.init(storage: .sections(sections), reloadedItemIdentifiers: reloadedItemIdentifiers, reconfiguredItemIdentifiers: reconfiguredItemIdentifiers)
+    }
+
+    init(storage: Storage, reloadedItemIdentifiers: [Value] = [], reconfiguredItemIdentifiers: [Value] = []) {
+        self.storage = storage
         self.reloadedItemIdentifiers = reloadedItemIdentifiers
         self.reconfiguredItemIdentifiers = reconfiguredItemIdentifiers
     }
 
+    /// The sections, each with its name and the keys of its objects, in order.
+    public var sections: [ListSection<Value, Value>] {
+        switch storage {
+        case let .sections(sections): sections
+        case let .frozen(frozen): frozen.sections
+        }
+    }
+
     /// The section names, in order.
-    public var sectionIdentifiers: [Value] { sections.map(\.id) }
+    public var sectionIdentifiers: [Value] {
+        switch storage {
+        case let .sections(sections): sections.map(\.id)
+        case let .frozen(frozen): frozen.sectionInfos.map(\.name)
+        }
+    }
     /// Every object's key, in order.
     public var itemIdentifiers: [Value] { sections.flatMap(\.items) }
     /// The number of objects.
-    public var numberOfItems: Int { sections.reduce(0) { $0 + $1.items.count } }
+    public var numberOfItems: Int {
+        switch storage {
+        case let .sections(sections): sections.reduce(0) { $0 + $1.items.count }
+        case let .frozen(frozen): frozen.count
+        }
+    }
     /// The keys of the objects in the named section (empty when there is no such section).
     public func itemIdentifiers(inSection identifier: Value) -> [Value] {
         sections.first { $0.id == identifier }?.items ?? []
+    }
+
+    /// The number of sections. O(1).
+    var sectionCount: Int {
+        switch storage {
+        case let .sections(sections): sections.count
+        case let .frozen(frozen): frozen.sectionInfos.count
+        }
+    }
+
+    /// A section's name and number of objects, without making the arrays of keys. O(1).
+    func sectionInfo(_ index: Int) -> SectionInfo {
+        switch storage {
+        case let .sections(sections): SectionInfo(name: sections[index].id, numberOfObjects: sections[index].items.count)
+        case let .frozen(frozen): frozen.sectionInfos[index]
+        }
+    }
+
+    /// The key of an object by its section and its place in it. O(1), or O(log n) under
+    /// the live results' lock for a frozen order not made into arrays.
+    func key(section: Int, item: Int) -> Value {
+        switch storage {
+        case let .sections(sections): sections[section].items[item]
+        case let .frozen(frozen): frozen.key(atRank: frozen.starts[section] + item)
+        }
+    }
+
+    public static func == (lhs: ResultsSnapshot, rhs: ResultsSnapshot) -> Bool {
+        if case let (.frozen(left), .frozen(right)) = (lhs.storage, rhs.storage), left === right {
+            return lhs.reloadedItemIdentifiers == rhs.reloadedItemIdentifiers && lhs.reconfiguredItemIdentifiers == rhs.reconfiguredItemIdentifiers
+        }
+        return lhs.sections == rhs.sections && lhs.reloadedItemIdentifiers == rhs.reloadedItemIdentifiers
+            && lhs.reconfiguredItemIdentifiers == rhs.reconfiguredItemIdentifiers
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(sections)
+        hasher.combine(reloadedItemIdentifiers)
+        hasher.combine(reconfiguredItemIdentifiers)
     }
 }

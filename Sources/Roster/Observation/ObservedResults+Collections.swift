@@ -1,9 +1,10 @@
 import RosterUpdates
 
 extension ObservedResults {
-    /// The sections an ``ObservedResults`` shows, as of one change: their names and keys
-    /// come from that change's snapshot (shared, not copied), and each object is read from
-    /// the live results when it is asked for.
+    /// The sections an ``ObservedResults`` shows, as of one change: their names, counts and
+    /// keys come from that change's ``ResultsSnapshot`` (for whole results, a frozen order
+    /// of the live results' engine: nothing is copied), and each object is read from the
+    /// live results when it is asked for.
     ///
     /// A value kept after later changes still lists the rows of its own change (as SwiftUI
     /// keeps the data a `ForEach` showed to diff it with the next); its objects read as of
@@ -13,34 +14,33 @@ extension ObservedResults {
         let live: LiveResults
         /// Where each section's objects start in ``allObjects``.
         private let starts: [Int]
+        /// Every object, in order, across the sections.
+        let allObjects: Objects
 
         init(snapshot: ResultsSnapshot, live: LiveResults) {
             self.snapshot = snapshot
             self.live = live
             var starts: [Int] = []
-            starts.reserveCapacity(snapshot.sections.count)
+            starts.reserveCapacity(snapshot.sectionCount)
             var total = 0
-            for section in snapshot.sections {
+            for index in 0..<snapshot.sectionCount {
                 starts.append(total)
-                total += section.items.count
+                total += snapshot.sectionInfo(index).numberOfObjects
             }
             self.starts = starts
-            allObjects = Objects(live: live, sections: snapshot.sections, starts: starts, count: total)
+            allObjects = Objects(keys: Keys(snapshot: snapshot, sections: 0..<snapshot.sectionCount, starts: starts, count: total), live: live)
         }
-
-        /// Every object, in order, across the sections.
-        let allObjects: Objects
 
         /// The first section's position: 0.
         public var startIndex: Int { 0 }
         /// One past the last section's position.
-        public var endIndex: Int { snapshot.sections.count }
+        public var endIndex: Int { starts.count }
 
         /// The section at a position.
         public subscript(position: Int) -> Section {
-            let section = snapshot.sections[position]
-            return Section(name: section.id, keys: section.items,
-                           objects: Objects(live: live, sections: [section], starts: [0], count: section.items.count))
+            let info = snapshot.sectionInfo(position)
+            let keys = Keys(snapshot: snapshot, sections: position..<(position + 1), starts: [0], count: info.numberOfObjects)
+            return Section(name: info.name, keys: keys, objects: Objects(keys: keys, live: live))
         }
     }
 
@@ -50,7 +50,7 @@ extension ObservedResults {
         /// The section attribute's value; null when the request has no sections.
         public let name: Value
         /// The keys of the section's objects, in order.
-        public let keys: [Value]
+        public let keys: Keys
         /// The section's objects, in order, each read when it is asked for.
         public let objects: Objects
 
@@ -62,35 +62,45 @@ extension ObservedResults {
         public var count: Int { keys.count }
     }
 
+    /// The keys of objects an ``ObservedResults`` shows, in order, read from the change's
+    /// snapshot when asked for.
+    public struct Keys: RandomAccessCollection, Sendable {
+        let snapshot: ResultsSnapshot
+        /// The snapshot's sections these keys span.
+        let sections: Range<Int>
+        /// Where each of those sections starts among these keys.
+        let starts: [Int]
+        /// The number of keys.
+        public let count: Int
+
+        /// The first key's position: 0.
+        public var startIndex: Int { 0 }
+        /// One past the last key's position.
+        public var endIndex: Int { count }
+
+        /// The key at a position.
+        public subscript(position: Int) -> Value {
+            precondition(position >= 0 && position < count, "position \(position) is outside the \(count) keys")
+            let section = FrozenSections.section(containing: position, starts: starts)
+            return snapshot.key(section: sections.lowerBound + section, item: position - starts[section])
+        }
+    }
+
     /// Objects an ``ObservedResults`` shows, in order, each read from the live results when
     /// it is asked for (a view that shows 20 rows of a million reads 20).
     public struct Objects: RandomAccessCollection, Sendable {
+        /// The objects' keys.
+        public let keys: Keys
         let live: LiveResults
-        let sections: [ListSection<Value, Value>]
-        let starts: [Int]
-        /// The number of objects.
-        public let count: Int
 
         /// The first object's position: 0.
         public var startIndex: Int { 0 }
         /// One past the last object's position.
-        public var endIndex: Int { count }
-
-        /// The key of the object at a position, without reading the object.
-        public func key(at position: Int) -> Value {
-            precondition(position >= 0 && position < count, "position \(position) is outside the \(count) objects")
-            // The last section that starts at or before the position.
-            var low = 0, high = starts.count - 1
-            while low < high {
-                let middle = (low + high + 1) / 2
-                if starts[middle] <= position { low = middle } else { high = middle - 1 }
-            }
-            return sections[low].items[position - starts[low]]
-        }
+        public var endIndex: Int { keys.count }
 
         /// The object at a position, as of the latest change taken.
         public subscript(position: Int) -> Object {
-            live.shownObject(forKey: key(at: position))
+            live.shownObject(forKey: keys[position])
         }
     }
 }

@@ -77,7 +77,7 @@ enum ObservedScenario {
             if !liveSaw || !observedSaw {
                 reporter.mismatch(.observed, size: size, "commit #\(iteration) to \(key): LiveResults \(liveSaw ? "named" : "missed") it, ObservedResults \(observedSaw ? "named" : "missed") it")
             }
-            if observed.sections.map(\.keys) != live.snapshot.sections.map(\.items) {
+            if observed.sections.map({ Array($0.keys) }) != live.snapshot.sections.map(\.items) {
                 reporter.mismatch(.observed, size: size, "commit #\(iteration): the two windows differ")
             }
         }
