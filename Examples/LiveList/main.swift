@@ -89,7 +89,7 @@ func runLiveList(posts count: Int) async throws {
     let results = try ObservedResults(queue: queue, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]),
                                       window: .anchored(key: "p0020", before: 2, after: 2))
     let header = TerminalView("header") {
-        var lines = ["\(results.counts.total) posts"]
+        var lines = [results.counts.map { "\($0.total) posts" } ?? "posts not counted"]
         if let error = results.error { lines.append("error: \(error.description)") }
         return lines
     }

@@ -11,15 +11,15 @@ extension ObservedResults {
     /// the latest change, and a row that has left since reads as its key with null values.
     public struct Sections: RandomAccessCollection, Sendable {
         let snapshot: ResultsSnapshot
-        let live: LiveResults
+        let reader: ObjectReader
         /// Where each section's objects start in ``allObjects``.
         private let starts: [Int]
         /// Every object, in order, across the sections.
         let allObjects: Objects
 
-        init(snapshot: ResultsSnapshot, live: LiveResults) {
+        init(snapshot: ResultsSnapshot, reader: ObjectReader) {
             self.snapshot = snapshot
-            self.live = live
+            self.reader = reader
             var starts: [Int] = []
             starts.reserveCapacity(snapshot.sectionCount)
             var total = 0
@@ -28,7 +28,7 @@ extension ObservedResults {
                 total += snapshot.sectionInfo(index).numberOfObjects
             }
             self.starts = starts
-            allObjects = Objects(keys: Keys(snapshot: snapshot, sections: 0..<snapshot.sectionCount, starts: starts, count: total), live: live)
+            allObjects = Objects(keys: Keys(snapshot: snapshot, sections: 0..<snapshot.sectionCount, starts: starts, count: total), reader: reader)
         }
 
         /// The first section's position: 0.
@@ -40,7 +40,7 @@ extension ObservedResults {
         public subscript(position: Int) -> Section {
             let info = snapshot.sectionInfo(position)
             let keys = Keys(snapshot: snapshot, sections: position..<(position + 1), starts: [0], count: info.numberOfObjects)
-            return Section(name: info.name, keys: keys, objects: Objects(keys: keys, live: live))
+            return Section(name: info.name, keys: keys, objects: Objects(keys: keys, reader: reader))
         }
     }
 
@@ -91,7 +91,7 @@ extension ObservedResults {
     public struct Objects: RandomAccessCollection, Sendable {
         /// The objects' keys.
         public let keys: Keys
-        let live: LiveResults
+        let reader: ObjectReader
 
         /// The first object's position: 0.
         public var startIndex: Int { 0 }
@@ -100,8 +100,30 @@ extension ObservedResults {
 
         /// The object at a position, as of the latest change taken.
         public subscript(position: Int) -> Object {
-            live.shownObject(forKey: keys[position])
+            reader.object(forKey: keys[position])
         }
+    }
+
+    /// Where objects are read: the live results (as of their latest change taken), or the
+    /// frame of a cold window that listed them.
+    enum ObjectReader: Sendable {
+        case live(LiveResults)
+        case frame(ColdWindowFeed.Frame)
+
+        func object(forKey key: Value) -> Object {
+            switch self {
+            case let .live(live):
+                return live.shownObject(forKey: key)
+            case let .frame(frame):
+                if let object = frame.objects[key] { return object }
+                // A row the controller could not read: its key, with null values.
+                let entity = frame.entity
+                var values = [Value](repeating: .null, count: entity.attributes.count)
+                values[entity.keyIndex] = key
+                return Object(entity: entity, values: values)
+            }
+        }
+
     }
 }
 

@@ -48,13 +48,21 @@ import RosterUpdates
 /// Releasing the object stops its live results: pending commits are dropped with it.
 @MainActor
 public final class ObservedResults: Observable {
-    /// The live results under this object: what it shows is what they last delivered.
-    /// Take no changes from them yourself: this object takes them all.
-    public nonisolated let liveResults: LiveResults
+    /// What feeds the object: live results of its own, or a window opened cold.
+    enum Source: Sendable {
+        case live(LiveResults)
+        case cold(ColdWindowFeed)
+    }
+
+    private nonisolated let source: Source
     private let registrar = ObservationRegistrar()
+    /// Makes the batches of a cold window's changes (a ``LiveResults`` has its own).
+    private let adapter = BatchAdapter()
+    /// The frame a cold window last published.
+    private var shownFrame: ColdWindowFeed.Frame?
 
     private var storedSections: Sections
-    private var storedCounts: ResultsCounts
+    private var storedCounts: ResultsCounts?
     private var storedAggregates: AggregateValues?
     private var storedWindow: ResultsWindow?
     private var storedLastChange: ResultsChange?
@@ -94,14 +102,28 @@ public final class ObservedResults: Observable {
         try self.init(liveResults: LiveResults(queue: queue, request: request, resumingFrom: token, policy: policy), window: nil)
     }
 
+    /// Shows a window opened cold: only its rows are read and held — O(window) memory,
+    /// however many rows the results have — kept current by a ``ResultsController`` in
+    /// the queue's domain (Docs/Windows.md) whose every delivery leaves the window as it
+    /// stands for the main actor, which takes the newest and reports the difference from
+    /// what it showed. ``counts`` is nil (a cold window does not count the results); a new
+    /// request opens the window cold again over its results.
+    ///
+    /// - Throws: ``StoreError`` when the request or the window does not fit the store.
+    public convenience init(queue: StoreQueue, request: FetchRequest, coldWindow window: ResultsWindow) throws {
+        try window.validate()
+        let feed = try ColdWindowFeed(queue: queue, request: request, window: window)
+        try self.init(feed: feed, frame: feed.currentFrame())
+    }
+
     private init(liveResults live: LiveResults, window: ResultsWindow?) throws {
-        liveResults = live
+        source = .live(live)
         if let window {
             try live.setWindow(window)
             // The window's rows are what the view first sees.
             _ = try live.takeChange()
         }
-        storedSections = Sections(snapshot: live.snapshot, live: live)
+        storedSections = Sections(snapshot: live.snapshot, reader: .live(live))
         storedCounts = live.counts
         storedAggregates = live.aggregates
         storedWindow = live.window
@@ -109,9 +131,29 @@ public final class ObservedResults: Observable {
         startDeliveries()
     }
 
+    private init(feed: ColdWindowFeed, frame: ColdWindowFeed.Frame) {
+        source = .cold(feed)
+        shownFrame = frame
+        storedSections = Sections(snapshot: ResultsSnapshot(sections: frame.sections), reader: .frame(frame))
+        storedCounts = frame.counts
+        storedAggregates = frame.aggregates
+        storedWindow = frame.window
+        storedRequest = frame.request
+        startDeliveries()
+    }
+
     deinit {
-        // The delivery loop ends when its wait returns nil.
-        liveResults.close()
+        // The delivery loop ends with the live results or the feed.
+        switch source {
+        case let .live(live): live.close()
+        case let .cold(feed): feed.close()
+        }
+    }
+
+    /// The live results under this object (nil for a window opened cold): what it shows is
+    /// what they last delivered. Take no changes from them yourself: this object takes them all.
+    public nonisolated var liveResults: LiveResults? {
+        if case let .live(live) = source { live } else { nil }
     }
 
     // MARK: What the view reads
@@ -128,8 +170,9 @@ public final class ObservedResults: Observable {
         return storedSections.allObjects
     }
 
-    /// The whole results' counts, in total and by section, whatever a window shows.
-    public var counts: ResultsCounts {
+    /// The whole results' counts, in total and by section, whatever a window shows; nil for
+    /// a window opened cold (``init(queue:request:coldWindow:)``), which does not count them.
+    public var counts: ResultsCounts? {
         registrar.access(self, keyPath: \.counts)
         return storedCounts
     }
@@ -145,7 +188,7 @@ public final class ObservedResults: Observable {
     /// section or the request has none. Notifies as ``aggregates`` does.
     public func aggregates(forSectionName name: Value) -> AggregateValues? {
         registrar.access(self, keyPath: \.aggregates)
-        return liveResults.aggregates(forSectionName: name)
+        return liveResults?.aggregates(forSectionName: name)
     }
 
     /// The last change that reached the rows shown, with the snapshots before and after it
@@ -214,7 +257,10 @@ public final class ObservedResults: Observable {
         }
         set {
             do {
-                try liveResults.setWindow(newValue)
+                switch source {
+                case let .live(live): try live.setWindow(newValue)
+                case let .cold(feed): try feed.setWindow(newValue)
+                }
                 clearError(from: .window)
                 takeChanges()
             } catch {
@@ -232,49 +278,87 @@ public final class ObservedResults: Observable {
     // MARK: Taking changes
 
     private func startDeliveries() {
-        let live = liveResults
-        Task { [weak self] in
-            while !Task.isCancelled {
-                let change: ResultsChange?
-                do {
-                    // Taken on the main actor: the results under ``sections`` move only when the
-                    // change that says so is published.
-                    change = try await live.waitForChange(isolation: MainActor.shared)
-                } catch {
-                    guard let self else { return }
-                    self.setError(storeError(error), from: .delivery)
-                    continue
+        switch source {
+        case let .live(live):
+            Task { [weak self] in
+                while !Task.isCancelled {
+                    let change: ResultsChange?
+                    do {
+                        // Taken on the main actor: the results under ``sections`` move only when the
+                        // change that says so is published.
+                        change = try await live.waitForChange(isolation: MainActor.shared)
+                    } catch {
+                        guard let self else { return }
+                        self.setError(storeError(error), from: .delivery)
+                        continue
+                    }
+                    guard let change, let self else { return }
+                    self.publish(change)
                 }
-                guard let change, let self else { return }
-                self.publish(change)
+            }
+        case let .cold(feed):
+            Task { [weak self] in
+                for await _ in feed.wakes {
+                    guard let self else { return }
+                    self.takeColdFrame(from: feed)
+                }
             }
         }
     }
 
     private func takeChanges() {
-        do {
-            while let change = try liveResults.takePendingChange() { publish(change) }
-        } catch {
-            setError(storeError(error), from: .delivery)
+        switch source {
+        case let .live(live):
+            do {
+                while let change = try live.takePendingChange() { publish(change) }
+            } catch {
+                setError(storeError(error), from: .delivery)
+            }
+        case let .cold(feed):
+            takeColdFrame(from: feed)
         }
     }
 
     private func publish(_ change: ResultsChange) {
+        guard case let .live(live) = source else { return }
         if !change.group.isEmpty || change.resync != nil {
             registrar.withMutation(of: self, keyPath: \.sections) {
-                storedSections = Sections(snapshot: change.snapshot, live: liveResults)
+                storedSections = Sections(snapshot: change.snapshot, reader: .live(live))
             }
             registrar.withMutation(of: self, keyPath: \.lastChange) { storedLastChange = change }
         }
-        let counts = liveResults.counts
-        if counts != storedCounts { registrar.withMutation(of: self, keyPath: \.counts) { storedCounts = counts } }
-        if change.aggregates != nil || change.resync != nil {
-            let aggregates = liveResults.aggregates
-            if aggregates != storedAggregates { registrar.withMutation(of: self, keyPath: \.aggregates) { storedAggregates = aggregates } }
-        }
-        let window = liveResults.window
-        if window != storedWindow { registrar.withMutation(of: self, keyPath: \.window) { storedWindow = window } }
+        publish(counts: live.counts, window: live.window)
+        if change.aggregates != nil || change.resync != nil { publish(aggregates: live.aggregates) }
         clearError(from: .delivery)
+    }
+
+    /// Publishes the newest frame of a cold window: the difference from the frame shown.
+    private func takeColdFrame(from feed: ColdWindowFeed) {
+        let (frame, error) = feed.take()
+        if let error { setError(error, from: .delivery) }
+        guard let frame, let shown = shownFrame else { return }
+        shownFrame = frame
+        if let change = frame.change(from: shown, adapter: adapter) {
+            registrar.withMutation(of: self, keyPath: \.sections) {
+                storedSections = Sections(snapshot: change.snapshot, reader: .frame(frame))
+            }
+            registrar.withMutation(of: self, keyPath: \.lastChange) { storedLastChange = change }
+        } else if frame.objects != shown.objects {
+            // Same rows, same values: only the objects' identity of the frame moves on.
+            storedSections = Sections(snapshot: ResultsSnapshot(sections: frame.sections), reader: .frame(frame))
+        }
+        publish(counts: frame.counts, window: frame.window)
+        publish(aggregates: frame.aggregates)
+        if error == nil { clearError(from: .delivery) }
+    }
+
+    private func publish(counts: ResultsCounts?, window: ResultsWindow?) {
+        if counts != storedCounts { registrar.withMutation(of: self, keyPath: \.counts) { storedCounts = counts } }
+        if window != storedWindow { registrar.withMutation(of: self, keyPath: \.window) { storedWindow = window } }
+    }
+
+    private func publish(aggregates: AggregateValues?) {
+        if aggregates != storedAggregates { registrar.withMutation(of: self, keyPath: \.aggregates) { storedAggregates = aggregates } }
     }
 
     // MARK: Requests
@@ -284,11 +368,11 @@ public final class ObservedResults: Observable {
     private func applyPendingRequests() {
         guard !isApplyingRequest else { return }
         isApplyingRequest = true
-        let live = liveResults
+        let source = source
         Task { [weak self] in
             while let request = self?.takePendingRequest() {
                 self?.appliedRequestCount += 1
-                let failure = await Self.apply(request, to: live)
+                let failure = await Self.apply(request, to: source)
                 guard let self else { return }
                 if let failure {
                     // Only the latest request's failure is the view's: a newer one waits.
@@ -311,10 +395,13 @@ public final class ObservedResults: Observable {
     }
 
     /// Binds and fetches the request on a thread of the global executor, not the main actor.
-    private nonisolated static func apply(_ request: FetchRequest, to live: LiveResults) async -> StoreError? {
+    private nonisolated static func apply(_ request: FetchRequest, to source: Source) async -> StoreError? {
         await Task.detached {
             do {
-                try live.setRequest(request)
+                switch source {
+                case let .live(live): try live.setRequest(request)
+                case let .cold(feed): try feed.setRequest(request)
+                }
                 return nil
             } catch {
                 return storeError(error)

@@ -14,7 +14,7 @@ import Roster
 enum MemoryScenario {
     static let table = TextTable([
         ("N", 9), ("floor held", 20), ("controller held", 20), ("resident", 20), ("LiveResults held", 20), ("resident", 20),
-        ("ObservedResults held", 22), ("resident", 20),
+        ("ObservedResults held", 22), ("resident", 20), ("cold window of 100 held", 24),
     ])
 
     static func run(_ configuration: BenchmarkConfiguration, reporter: BenchmarkReporter) throws {
@@ -64,11 +64,19 @@ enum MemoryScenario {
             try Growth.of { try ObservedResults(queue: queue, request: PostFixture.request) }
         }
         let observedCount = MainActor.assumeIsolated { observed.objects.count }
+        // A window of 100 in the middle, opened cold: O(window), whatever the size.
+        let (cold, coldGrowth) = try MainActor.assumeIsolated {
+            try Growth.of { try ObservedResults(queue: queue, request: PostFixture.request, coldWindow: .offset(size / 2, length: 100)) }
+        }
+        let coldCount = MainActor.assumeIsolated { cold.objects.count }
+        if coldCount != min(100, size) {
+            reporter.mismatch(.memory, size: size, "the cold window shows \(coldCount) rows; expected \(min(100, size))")
+        }
         let liveCount = live.snapshot.numberOfItems
         if floor.ids.count != size || controller.numberOfObjects != size || liveCount != size || observedCount != size {
             reporter.mismatch(.memory, size: size, "floor read \(floor.ids.count) rows, the controller holds \(controller.numberOfObjects), LiveResults \(liveCount), ObservedResults \(observedCount); expected \(size)")
         }
-        withExtendedLifetime((floor, controller, live, observed, queue)) {}
+        withExtendedLifetime((floor, controller, live, observed, cold, queue)) {}
 
         func perRow(_ bytes: Double?) -> String {
             guard let bytes else { return "-" }
@@ -77,7 +85,9 @@ enum MemoryScenario {
         reporter.print(table.line([
             String(size), perRow(floorGrowth.held), perRow(controllerGrowth.held), perRow(controllerGrowth.resident),
             perRow(liveGrowth.held), perRow(liveGrowth.resident), perRow(observedGrowth.held), perRow(observedGrowth.resident),
+            coldGrowth.held.map(Format.bytes) ?? "-",
         ]))
+        reporter.record(.memory, size: size, "observed_results_cold_window.held", coldGrowth.held ?? .nan, unit: "bytes")
         for (name, growth) in [("floor", floorGrowth), ("results_controller", controllerGrowth), ("live_results", liveGrowth),
                                ("observed_results", observedGrowth)] {
             reporter.record(.memory, size: size, "\(name).held_per_row", (growth.held ?? .nan) / Double(size), unit: "bytes/row")

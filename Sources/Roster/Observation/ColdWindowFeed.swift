@@ -1,0 +1,193 @@
+import RosterUpdates
+
+/// What feeds an ``ObservedResults`` whose window opened cold: a ``ResultsController`` in
+/// the store queue's domain, holding the window's rows alone (Docs/Windows.md), whose every
+/// delivery leaves the window as it stands — its rows, their objects, the counts once known,
+/// the aggregates — for the main actor to take.
+///
+/// The main actor takes only the newest frame, whatever number of deliveries made frames
+/// since it last took one (that is how it coalesces), and reports the difference from the
+/// frame it showed (``frameChange(from:to:adapter:)``). Memory is the window's: the
+/// controller's rows and two frames.
+///
+/// The controller is touched only under the queue's lock, on whichever thread holds it:
+/// hence the unchecked `Sendable`.
+final class ColdWindowFeed: ResultsControllerDelegate, @unchecked Sendable {
+    /// The window as one delivery left it.
+    struct Frame: Sendable {
+        var sections: [ListSection<Value, Value>]
+        var objects: [Value: Object]
+        var counts: ResultsCounts?
+        var aggregates: AggregateValues?
+        var window: ResultsWindow?
+        var request: FetchRequest
+        /// The entity the objects are of.
+        var entity: Entity
+        /// Set when a delivery since the last frame taken was a resync.
+        var resync: ResyncReason?
+        /// How many deliveries made frames since the last frame taken.
+        var deliveries = 1
+    }
+
+    let queue: StoreQueue
+    /// The entity the window's objects are of (a new request keeps it).
+    let entity: Entity
+    /// Under the queue's lock only.
+    private var controller: ResultsController?
+    private var resyncSinceLastFrame: ResyncReason?
+    private let pending = Locked<(frame: Frame?, error: StoreError?)>((nil, nil))
+    private let wakeUps: AsyncStream<Void>.Continuation
+    /// Yields when a frame or an error waits; ends when the feed is closed.
+    let wakes: AsyncStream<Void>
+
+    /// Opens the window cold and returns the first frame.
+    init(queue: StoreQueue, request: FetchRequest, window: ResultsWindow) throws(StoreError) {
+        self.queue = queue
+        (wakes, wakeUps) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let opened = try queue.withStore { store throws(StoreError) in
+            let controller = try Self.openCold(store: store, request: request, window: window)
+            return Handover(controller)
+        }
+        entity = opened.value.query.entity
+        try queue.withStore { _ throws(StoreError) in
+            opened.value.delegate = self
+            controller = opened.value
+        }
+    }
+
+    private static func openCold(store: Store, request: FetchRequest, window: ResultsWindow) throws(StoreError) -> ResultsController {
+        do {
+            let controller = try ResultsController(store: store, request: request)
+            try controller.setWindow(window)
+            try controller.performFetch()
+            return controller
+        } catch {
+            throw (error as? StoreError) ?? StoreError(.database, "\(error)")
+        }
+    }
+
+    /// The window as it stands now (reads it under the queue's lock).
+    func currentFrame() throws(StoreError) -> Frame {
+        try queue.withStore { _ in Handover(makeFrame()) }.value
+    }
+
+    /// Takes the newest frame and error left since the last take.
+    func take() -> (frame: Frame?, error: StoreError?) {
+        pending.withLock { pending in
+            defer { pending = (nil, nil) }
+            return pending
+        }
+    }
+
+    /// Shows another window, read next to the one shown (the controller stays cold; nil
+    /// loads the whole results).
+    func setWindow(_ window: ResultsWindow?) throws(StoreError) {
+        try queue.withStore { _ throws(StoreError) in
+            do { try controller?.setWindow(window) } catch { throw (error as? StoreError) ?? StoreError(.database, "\(error)") }
+        }
+    }
+
+    /// Applies another request by opening the window cold again over its results (a new
+    /// controller: a request change would load the whole results), keeping the window, or,
+    /// for an anchor the new results lack, the same number of rows from the top.
+    func setRequest(_ request: FetchRequest) throws(StoreError) {
+        try queue.withStore { store throws(StoreError) in
+            guard let old = controller else { return }
+            let window = old.window ?? .offset(0, length: 0)
+            let replacement: ResultsController
+            do throws(StoreError) {
+                replacement = try Self.openCold(store: store, request: request, window: window)
+            } catch {
+                guard error.code == .invalidWindow, case let .anchored(_, before, after) = window else { throw error }
+                replacement = try Self.openCold(store: store, request: request, window: .offset(0, length: before + after + 1))
+            }
+            replacement.delegate = self
+            controller = replacement
+            post(makeFrame())
+        }
+    }
+
+    /// Releases the controller, under the queue's lock (the store it observes is not
+    /// thread-safe), and ends ``wakes``.
+    func close() {
+        wakeUps.finish()
+        _ = try? queue.withStore { _ in
+            controller = nil
+            return true
+        }
+    }
+
+    // MARK: Delegate (under the queue's lock)
+
+    func controllerDidChangeContent(_ controller: ResultsController) { post(makeFrame()) }
+    func controller(_ controller: ResultsController, didChangeCounts counts: ResultsCounts) { post(makeFrame()) }
+    func controller(_ controller: ResultsController, didChangeAggregates change: AggregateChange) { post(makeFrame()) }
+    func controller(_ controller: ResultsController, willResyncBecause reason: ResyncReason) { resyncSinceLastFrame = reason }
+    func controller(_ controller: ResultsController, didFailWith error: StoreError) {
+        pending.withLock { $0.error = error }
+        wakeUps.yield()
+    }
+
+    private func makeFrame() -> Frame {
+        guard let controller else { return Frame(sections: [], objects: [:], request: FetchRequest(entity: entity.name), entity: entity) }
+        let sections = controller.snapshot
+        var objects: [Value: Object] = [:]
+        for (sectionIndex, section) in sections.enumerated() {
+            for (item, key) in section.items.enumerated() {
+                objects[key] = controller.object(at: IndexPath(item: item, section: sectionIndex))
+            }
+        }
+        defer { resyncSinceLastFrame = nil }
+        return Frame(sections: sections, objects: objects, counts: controller.counts, aggregates: controller.aggregates,
+                     window: controller.window, request: controller.request, entity: entity, resync: resyncSinceLastFrame)
+    }
+
+    private func post(_ frame: Frame) {
+        pending.withLock { pending in
+            // A resync stays announced until a frame carrying it is taken.
+            var frame = frame
+            if frame.resync == nil { frame.resync = pending.frame?.resync }
+            frame.deliveries += pending.frame?.deliveries ?? 0
+            pending.frame = frame
+        }
+        wakeUps.yield()
+    }
+
+    private struct Handover<Wrapped>: @unchecked Sendable {
+        let value: Wrapped
+        init(_ value: Wrapped) { self.value = value }
+    }
+}
+
+extension ColdWindowFeed.Frame {
+    /// The change from what `old` showed to what this frame shows, as a ``LiveResults``
+    /// change would report it: rows entering and leaving the window are inserts and
+    /// deletes, rows whose values differ are updates; nil when nothing shown changed.
+    func change(from old: ColdWindowFeed.Frame, adapter: BatchAdapter) -> ResultsChange? {
+        let (diffed, _) = QueryChange.diff(from: old.sections, to: sections, resync: resync,
+                                           isUpdated: { key in old.objects[key] != objects[key] },
+                                           removedRow: { old.objects[$0]?.values })
+        guard let change = diffed ?? (resync.map { QueryChange(group: ChangeGroup(), resync: $0) }) else { return nil }
+        var changed: [Value: Object] = [:], deleted: [Value: Object] = [:]
+        var reloaded: [Value] = [], reconfigured: [Value] = []
+        for object in change.group.objectChanges {
+            guard object.type != .delete else {
+                deleted[object.item] = old.objects[object.item]
+                continue
+            }
+            changed[object.item] = objects[object.item]
+            if object.type == .update {
+                if adapter.reconfigures(object) { reconfigured.append(object.item) } else { reloaded.append(object.item) }
+            }
+        }
+        return ResultsChange(
+            group: change.group,
+            batch: adapter.batch(for: change.group),
+            previousSnapshot: ResultsSnapshot(sections: old.sections),
+            snapshot: ResultsSnapshot(sections: sections, reloadedItemIdentifiers: reloaded, reconfiguredItemIdentifiers: reconfigured),
+            commitCount: deliveries,
+            objects: changed,
+            deletedObjects: deleted,
+            resync: resync)
+    }
+}
