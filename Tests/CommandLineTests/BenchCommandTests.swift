@@ -121,6 +121,38 @@ struct BenchCommandTests {
         }
     }
 
+    /// `entities`: its sizes are numbers of entities; it prints and records Roster's
+    /// time, the floor's and their ratio, and checks that the live queries hear a commit
+    /// and that the file holds one table and four triggers an entity.
+    @Test func theEntitiesScenarioMeasuresRosterAgainstTheSameSchemaInOneTransaction() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("roster-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let json = directory.appendingPathComponent("bench.jsonl").path
+        let result = try ProgramRun(program: "roster", arguments: ["bench", "--scenario", "entities", "--sizes", "10,40", "--iterations", "3", "--json", json])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("mismatches: 0"))
+        #expect(result.output.contains("entities 10, 40"))
+        for size in ["10", "40"] {
+            let row = result.output.split(separator: "\n").first { $0.hasPrefix(size + " ") } ?? ""
+            #expect(row.components(separatedBy: " / ").count == 4 * 3 + 1, "not four figures in each of four cells: \(row)")
+            #expect(row.hasSuffix("x"), "no ratio: \(row)")
+        }
+        var recorded: Set<String> = []
+        for record in try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n") {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(record.utf8)) as? [String: Any])
+            if let metric = object["metric"] as? String, let size = object["N"] as? Int { recorded.insert("\(size) \(metric)") }
+        }
+        for size in [10, 40] {
+            for metric in ["roster.define_and_watch.median", "roster.define_and_watch.p99", "roster.define_and_watch.max",
+                           "floor.ddl.median", "floor.ddl.max", "ratio.roster_over_floor", "floor.statements"] {
+                #expect(recorded.contains("\(size) \(metric)"), "no \(metric) at \(size)")
+            }
+        }
+        // Numbers of entities: at least one, and no more than 100,000.
+        #expect(try ProgramRun(program: "roster", arguments: ["bench", "--scenario", "entities", "--sizes", "0"]).status == 2)
+    }
+
     @Test func anUnknownScenarioOrATooSmallSizeExitsWithTwo() throws {
         #expect(try ProgramRun(program: "roster", arguments: ["bench", "--scenario", "nope"]).status == 2)
         #expect(try ProgramRun(program: "roster", arguments: ["bench", "--sizes", "10"]).status == 2)
