@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Roster
+import RosterTestSupport
 
 /// Many entities at once: `Store.define(_:)` with an array defines them all or none, and
 /// `Store.startTracking(_:)` gives them their change logs in one schema change, after which
@@ -143,5 +144,37 @@ struct EntityBatchTests {
         try store.pollExternalChanges()
         #expect(controller.numberOfObjects == 1)
         #expect(try SchemaCatalog.hasChangeLog(of: store.entity(named: "B"), on: store.writer))
+    }
+}
+
+/// The same batches on a PostgreSQL server: all or none, then live queries that hear
+/// another client's commit.
+@Suite("Defining and tracking entities in batches, PostgreSQL", .needsPostgreSQL)
+struct PostgresEntityBatchTests {
+    @Test func aBatchIsAllOrNoneAndItsEntitiesAreWatched() throws {
+        guard let schema = try PostgresTestSchema.make() else { return }
+        defer { schema.drop() }
+        let store = try Store(postgresURL: schema.url)
+        let bad = try Entity("Middle", key: "id", attributes: [Attribute("id", .string), .relationship("to", to: "Nowhere", type: .string)])
+        let error = try #require(throws: StoreError.self) {
+            try store.define([EntityBatchTests.entity("First"), bad, EntityBatchTests.entity("Last")])
+        }
+        #expect(error.description.contains("Middle") && error.description.contains("Nowhere"), "\(error)")
+        #expect(store.entities.isEmpty)
+        #expect(try Store(postgresURL: schema.url).entities.isEmpty)
+
+        let entities = try (0..<20).map { try EntityBatchTests.entity("Kind\($0)") }
+        try store.define(entities)
+        try store.startTracking(entities.map(\.name))
+        let controllers = try entities.map { entity in
+            let controller = try ResultsController(store: store, request: FetchRequest(entity: entity.name, sortKeys: [SortKey("rank")]))
+            try controller.performFetch()
+            return controller
+        }
+        let other = try Store(postgresURL: schema.url)
+        try other.insert("Kind19", ["id": "a", "rank": 1])
+        try store.pollExternalChanges()
+        #expect(controllers[19].numberOfObjects == 1)
+        #expect(controllers[0].numberOfObjects == 0)
     }
 }

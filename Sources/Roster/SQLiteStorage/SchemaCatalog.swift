@@ -323,16 +323,11 @@ enum SchemaCatalog {
     /// - Throws: ``StoreError`` naming the first entity whose name is taken, in any case,
     ///   by a table or an entity another process defined; nothing is created then.
     static func create(_ entities: [Entity], on connection: Connection) throws(StoreError) -> (before: Int64, after: Int64) {
-        var recorded: [String: String] = [:]
         do {
-            // Another process may have defined one since this store read the entities: the
-            // recorded names in one pass, not one scan of the table per entity.
-            let statement = try connection.prepare("SELECT name FROM _roster_entities")
-            while try statement.step() {
-                if case let .string(name) = statement.column(0) { recorded[name.lowercased()] = name }
-            }
+            // Another process may have defined one since this store read the entities.
+            let clashes = try recordedNames(differingInCaseFrom: entities, on: connection)
             for entity in entities {
-                if let clash = recorded[entity.name.lowercased()], clash != entity.name {
+                if let clash = clashes[entity.name] {
                     throw StoreError.schema(.caseClash(entity.name, with: clash))
                 }
                 if try hasTable(named: entity.name, on: connection) {
@@ -355,6 +350,27 @@ enum SchemaCatalog {
             if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
             throw .database(error)
         }
+    }
+
+    /// The recorded entities whose names differ only in case from those of `entities`, by
+    /// the name they clash with: for one entity, one search of `_roster_entities` (as a
+    /// store that defines entities one by one does); for a batch, one pass over it rather
+    /// than one per entity.
+    private static func recordedNames(differingInCaseFrom entities: [Entity], on connection: Connection) throws(DatabaseError) -> [String: String] {
+        if let entity = entities.first, entities.count == 1 {
+            let statement = try connection.prepare("SELECT name FROM _roster_entities WHERE lower(name) = lower(?) AND name <> ?")
+            try statement.bind([.string(entity.name), .string(entity.name)])
+            guard try statement.step(), case let .string(name) = statement.column(0) else { return [:] }
+            return [entity.name: name]
+        }
+        let wanted = Dictionary(entities.map { ($0.name.lowercased(), $0.name) }, uniquingKeysWith: { first, _ in first })
+        let statement = try connection.prepare("SELECT name FROM _roster_entities")
+        var clashes: [String: String] = [:]
+        while try statement.step() {
+            guard case let .string(name) = statement.column(0), let entity = wanted[name.lowercased()], entity != name else { continue }
+            clashes[entity] = name
+        }
+        return clashes
     }
 
     /// The SQL that creates the entity's table and records it, to run inside a transaction.
