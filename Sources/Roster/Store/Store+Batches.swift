@@ -44,7 +44,8 @@ extension Store {
     /// triggers) at each entity's first live query. Opening live queries on many entities
     /// costs one schema change in all after this call. Entities whose changes are recorded
     /// already, by this store or another process, are skipped; when every one is, nothing
-    /// is written.
+    /// is written. Like a live query's first fetch, it first delivers to the store's live
+    /// queries what other connections committed since the last delivery.
     ///
     /// - Parameter entityNames: names of entities the store defines.
     /// - Throws: ``StoreError/unknownEntity(_:)``; ``StoreError/Code/transaction`` inside a
@@ -56,6 +57,7 @@ extension Store {
             throw StoreError.transaction("startTracking: change tracking starts outside transactions and deliveries (delegate callbacks)")
         }
         for name in entityNames { _ = try definedEntity(named: name) }
+        guard !entityNames.isEmpty else { return }
         try readingAtCursor(observing: entityNames) { () throws(StoreError) in }
     }
 
