@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Turns the JSON lines of `roster bench --json` into the tables and plots of Docs/Performance.md.
 
-    python3 Scripts/performance-page.py table Docs/Performance/sqlite.jsonl Docs/Performance/window.jsonl Docs/Performance/server.jsonl
+    python3 Scripts/performance-page.py table Docs/Performance/sqlite.jsonl Docs/Performance/window.jsonl Docs/Performance/server.jsonl Docs/Performance/entities.jsonl
     python3 Scripts/performance-page.py plots Docs/Performance/sqlite.jsonl   # needs matplotlib
-    python3 Scripts/performance-page.py check Docs/Performance/sqlite.jsonl Docs/Performance/window.jsonl Docs/Performance/server.jsonl
+    python3 Scripts/performance-page.py check Docs/Performance/sqlite.jsonl Docs/Performance/window.jsonl Docs/Performance/server.jsonl Docs/Performance/entities.jsonl
 
 `table` prints the "What to expect" table (Markdown) on standard output: one row for each
 figure and size, with median, p99 and max, the baseline measured in the same run and the
@@ -45,6 +45,7 @@ ROWS = [
     ("cross-process", "another process commits → change here", "watching.commit_to_change", "polling.commit_to_change", "polling every 100 ms", "faster"),
     ("server", "PostgreSQL: another process commits → batch", "watching.commit_to_change", "refetch.commit_to_change", "re-fetch and diff on the server", "faster"),
     ("server", "PostgreSQL: 20 clients hear one commit", "fanout20.commit_to_all", None, None, None),
+    ("entities", "N entities: define (one batch) and watch each", "roster.define_and_watch", "floor.ddl", "SQLite, the same DDL in one transaction", "floor"),
 ]
 
 

@@ -42,6 +42,10 @@ package enum BenchmarkScenario: String, CaseIterable, Sendable {
     /// the batch is ready here, against re-fetch and diff over the same server; 20 clients
     /// hearing one writer; concurrent writers, every change counted.
     case server
+    /// N entities defined in one batch and each watched by a live query, in a new file,
+    /// against raw sqlite3 making the same tables and triggers in one transaction. Its
+    /// sizes are numbers of entities (``BenchmarkConfiguration/entityCounts``).
+    case entities
 }
 
 /// What `roster bench` runs: table sizes, commits per kind, scenarios.
@@ -69,6 +73,8 @@ package struct BenchmarkConfiguration: Sendable, Hashable {
     package var serverURL: String?
     /// How long the `server` scenario's concurrent writers write, in seconds.
     package var concurrentWriteSeconds: Double = 30
+    /// The numbers of entities the `entities` scenario defines and watches; each run once.
+    package var entityCounts: [Int] = [100, 1_000, 3_000]
 
     /// Creates a configuration.
     package init(sizes: [Int], iterations: Int, scenarios: [BenchmarkScenario] = BenchmarkScenario.allCases) {
@@ -80,8 +86,13 @@ package struct BenchmarkConfiguration: Sendable, Hashable {
     /// 10,000, 100,000 and 1,000,000 posts; 200 commits per kind; every scenario.
     package static let standard = BenchmarkConfiguration(sizes: [10_000, 100_000, 1_000_000], iterations: 200)
 
-    /// 2,000 and 20,000 posts; 30 commits per kind: a quick run for CI and tests.
-    package static let quick = BenchmarkConfiguration(sizes: [2_000, 20_000], iterations: 30)
+    /// 2,000 and 20,000 posts; 30 commits per kind; 100 and 300 entities: a quick run for
+    /// CI and tests.
+    package static let quick: BenchmarkConfiguration = {
+        var quick = BenchmarkConfiguration(sizes: [2_000, 20_000], iterations: 30)
+        quick.entityCounts = [100, 300]
+        return quick
+    }()
 
     /// Rounds of the `feed` and `bulk` scenarios: fewer when the run is short.
     var rounds: Int { iterations >= 100 ? 5 : 3 }

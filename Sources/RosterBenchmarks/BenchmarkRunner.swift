@@ -56,6 +56,7 @@ package struct BenchmarkRunner {
             case .writes: try WritesScenario.run(configuration, reporter: reporter)
             case .unread: try UnreadScenario.run(configuration, reporter: reporter)
             case .server: try ServerScenario.run(configuration, reporter: reporter)
+            case .entities: try EntitiesScenario.run(configuration, reporter: reporter)
             }
             reporter.progress("\(scenario.rawValue) done in \(Format.fixed(Double(MonotonicClock.elapsed(from: start, to: MonotonicClock.now())) / 1e9, decimals: 1)) s")
         }
@@ -86,7 +87,8 @@ package struct BenchmarkRunner {
         #endif
         reporter.print("roster bench: Roster live queries against re-fetch and diff")
         reporter.print("build \(build); SQLite \(RawDatabase.libraryVersion); \(ProcessInfo.processInfo.activeProcessorCount) CPUs; "
-            + "sizes \(configuration.sizes.map(String.init).joined(separator: ", ")); \(configuration.iterations) commits per kind")
+            + "sizes \(configuration.sizes.map(String.init).joined(separator: ", ")); \(configuration.iterations) commits per kind"
+            + (configuration.scenarios.contains(.entities) ? "; entities \(configuration.entityCounts.map(String.init).joined(separator: ", "))" : ""))
         reporter.print("durability (the store's writing connection, read with PRAGMA): journal_mode=\(settings.journalMode), "
             + "synchronous=\(settings.synchronous) (\(settings.synchronousName)), \(checkpoint)")
         reporter.print("  commits are stamped when done, checkpoint included, by a WAL hook that checkpoints as SQLite's own does")

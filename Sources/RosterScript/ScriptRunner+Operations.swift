@@ -51,6 +51,11 @@ extension ScriptRunner {
     }
 
     private func defineEntity(_ command: ScriptCommand) throws {
+        try store.define(entityDefinition(command))
+    }
+
+    /// The entity an `entity` line describes.
+    func entityDefinition(_ command: ScriptCommand) throws -> Entity {
         let name = try command.string("name")
         let keyName = try command.string("key")
         guard case let .object(attributesJSON) = try command.value("attributes") else {
@@ -67,7 +72,7 @@ extension ScriptRunner {
             }
             attributes.append(Attribute(attributeName, type))
         }
-        try store.define(Entity(name, key: keyName, attributes: attributes))
+        return try Entity(name, key: keyName, attributes: attributes)
     }
 
     /// Checks that a new query's or count's name is free.

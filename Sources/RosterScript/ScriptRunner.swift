@@ -35,12 +35,21 @@ package final class ScriptRunner {
     }
 
     /// Runs every line of a script, handing each trace event to `emit` as it is made.
+    ///
+    /// Runs of `entity` and `query` lines are defined and tracked in batches first, which
+    /// changes nothing in the trace (``defineAhead(_:from:)``).
     package func run(script: String, emit: (JSONValue) -> Void) {
-        var number = 0
         // "\r\n" is one Character in Swift, so a CR LF line end is not "\n" and is named too.
-        for line in script.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            number += 1
-            for event in run(line: line, number: number) { emit(.object(event)) }
+        let lines = script.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        var aheadUntil = 0
+        var tracking: TrackingAhead?
+        for (index, line) in lines.enumerated() {
+            if index >= aheadUntil { (aheadUntil, tracking) = defineAhead(lines, from: index) }
+            if let ahead = tracking, ahead.line == index {
+                startTracking(ahead)
+                tracking = nil
+            }
+            for event in run(line: line, number: index + 1) { emit(.object(event)) }
         }
     }
 

@@ -17,7 +17,7 @@ struct BenchCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "Table sizes, comma-separated, each at least 1000 (default 10000,100000,1000000; --quick: 2000,20000).")
+    @Option(help: "Table sizes, comma-separated, each at least 1000 (default 10000,100000,1000000; --quick: 2000,20000). With --scenario entities: numbers of entities, each at least 1 (default 100,1000,3000; --quick: 100,300).")
     var sizes: String?
 
     @Option(help: "Single-row commits per kind (default 200; --quick: 30).")
@@ -70,10 +70,17 @@ struct BenchCommand: ParsableCommand {
         var configuration = quick ? BenchmarkConfiguration.quick : .standard
         if let sizes {
             let parsed = sizes.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-            guard !parsed.isEmpty, parsed.allSatisfy({ ($0 ?? 0) >= 1_000 }) else {
-                throw ValidationError("--sizes takes numbers of at least 1000, comma-separated, e.g. 10000,100000")
+            if scenario == BenchmarkScenario.entities.rawValue {
+                guard !parsed.isEmpty, parsed.allSatisfy({ ($0 ?? 0) >= 1 && ($0 ?? 0) <= 100_000 }) else {
+                    throw ValidationError("--sizes takes numbers of entities from 1 to 100000 with --scenario entities, comma-separated, e.g. 100,1000,3000")
+                }
+                configuration.entityCounts = parsed.compactMap { $0 }
+            } else {
+                guard !parsed.isEmpty, parsed.allSatisfy({ ($0 ?? 0) >= 1_000 }) else {
+                    throw ValidationError("--sizes takes numbers of at least 1000, comma-separated, e.g. 10000,100000")
+                }
+                configuration.sizes = parsed.compactMap { $0 }
             }
-            configuration.sizes = parsed.compactMap { $0 }
         }
         if let iterations {
             guard iterations >= 1 else { throw ValidationError("--iterations must be at least 1") }

@@ -46,6 +46,26 @@ struct SchemaScalingTests {
         #expect(many <= few + 20, "20 checks read \(few) pages among 10 entities, \(many) among 300")
     }
 
+    @Test func lookingForAnEntitysChangeLogReadsNoMoreWhenTheFileHasMoreEntities() throws {
+        /// Pages read by 20 look-ups of entities' change logs (as their first live queries
+        /// make) in a store of `count` entities, after a first one.
+        func pagesForTwentyLookUps(amongEntities count: Int) throws -> Int64 {
+            let store = try Store.temporary()
+            try store.define((0..<count).map(Self.entity))
+            #expect(try store.storage.findTracking(of: [store.entity(named: "E0")]).count == 1)
+            let before = pagesRead(by: store.writer)
+            for index in 1...20 {
+                #expect(try store.storage.findTracking(of: [store.entity(named: "E\(index)")]).count == 1)
+            }
+            return pagesRead(by: store.writer) - before
+        }
+        let few = try pagesForTwentyLookUps(amongEntities: 30)
+        let many = try pagesForTwentyLookUps(amongEntities: 600)
+        // Reading sqlite_schema would cost each look-up every page of it: hundreds with 600
+        // entities, against a handful with 30.
+        #expect(many <= few + 20, "20 look-ups read \(few) pages among 30 entities, \(many) among 600")
+    }
+
     @Test func theCommitAfterADefinitionReadsInProportionToTheEntities() throws {
         /// Pages the reading connection reads for the first commit after a definition (its
         /// delivery checks every entity's table and change log, since the schema changed),

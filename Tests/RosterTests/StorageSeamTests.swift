@@ -22,7 +22,7 @@ private final class ForwardingBackend: StorageBackend {
     func setBusyTimeout(milliseconds: Int32) { base.setBusyTimeout(milliseconds: milliseconds) }
     func close() { base.close() }
     func loadEntities() throws(StoreError) -> [String: Entity] { note(); return try base.loadEntities() }
-    func create(_ entity: Entity) throws(StoreError) { note(); try base.create(entity) }
+    func create(_ entities: [Entity]) throws(StoreError) { note(); try base.create(entities) }
     func migrate(from existing: Entity, to migrated: Entity) throws(StoreError) { note(); try base.migrate(from: existing, to: migrated) }
     var isInTransaction: Bool { base.isInTransaction }
     func perform(_ step: TransactionStep) throws(StoreError) { note(); try base.perform(step) }
@@ -87,7 +87,7 @@ private final class ForwardingBackend: StorageBackend {
     func noteCommittedState() { base.noteCommittedState() }
     func pruneChanges(of entities: [Entity]) { base.pruneChanges(of: entities) }
     func isTracking(_ entityName: String) -> Bool { base.isTracking(entityName) }
-    func findTracking(of entity: Entity) throws(StoreError) -> Bool { try base.findTracking(of: entity) }
+    func findTracking(of entities: [Entity]) throws(StoreError) -> [Entity] { try base.findTracking(of: entities) }
     func startTracking(_ entities: [Entity]) throws(StoreError) { note(); try base.startTracking(entities) }
     func checkTable(of entity: Entity, always: Bool) throws(StoreError) { try base.checkTable(of: entity, always: always) }
     func checkSchema(of entities: [Entity], observed: Set<String>) throws(StoreError) -> SchemaCheck {

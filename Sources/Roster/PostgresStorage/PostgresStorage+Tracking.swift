@@ -221,10 +221,15 @@ extension PostgresStorage {
         entitiesWithChangeLog.contains(entityName)
     }
 
-    func findTracking(of entity: Entity) throws(StoreError) -> Bool {
-        let exists = try writing { connection throws(ServerError) in try ServerCatalog.hasChangeLog(of: entity, names, on: connection) }
-        if exists { entitiesWithChangeLog.insert(entity.name) }
-        return exists
+    func findTracking(of entities: [Entity]) throws(StoreError) -> [Entity] {
+        // The server's catalogs are indexed: a look-up per entity costs the same however
+        // many the schema has.
+        var untracked: [Entity] = []
+        for entity in entities {
+            let exists = try writing { connection throws(ServerError) in try ServerCatalog.hasChangeLog(of: entity, names, on: connection) }
+            if exists { entitiesWithChangeLog.insert(entity.name) } else { untracked.append(entity) }
+        }
+        return untracked
     }
 
     func startTracking(_ entities: [Entity]) throws(StoreError) {

@@ -161,28 +161,32 @@ extension PostgresStorage: StorageBackend {
         try ServerCatalog.loadEntities(names, on: writer)
     }
 
-    func create(_ entity: Entity) throws(StoreError) {
-        guard entity.name.utf8.count <= ServerCatalog.maximumEntityNameLength else {
+    func create(_ entities: [Entity]) throws(StoreError) {
+        for entity in entities where entity.name.utf8.count > ServerCatalog.maximumEntityNameLength {
             throw .schema(SchemaError("entity name '\(entity.name)' is longer than \(ServerCatalog.maximumEntityNameLength) bytes, the most PostgreSQL's identifiers leave for it"))
         }
         try schemaChange { (connection) throws(StoreError) in
-            let exists: Bool
-            let clash: String?
-            do throws(ServerError) {
-                exists = try connection.query("SELECT to_regclass($1) IS NOT NULL", [.string(names.table(entity.name))]).text(0, 0) == "t"
-                // Names are ASCII identifiers: lower() folds them as SQLite does. Another
-                // client may have defined the other since this store read the entities.
-                clash = try connection.query("SELECT name FROM \(names.entities) WHERE lower(name) = lower($1) AND name <> $1", [.string(entity.name)]).text(0, 0)
-            } catch {
-                throw .server(error)
+            var sql = ""
+            for entity in entities {
+                let exists: Bool
+                let clash: String?
+                do throws(ServerError) {
+                    exists = try connection.query("SELECT to_regclass($1) IS NOT NULL", [.string(names.table(entity.name))]).text(0, 0) == "t"
+                    // Names are ASCII identifiers: lower() folds them as SQLite does. Another
+                    // client may have defined the other since this store read the entities.
+                    clash = try connection.query("SELECT name FROM \(names.entities) WHERE lower(name) = lower($1) AND name <> $1", [.string(entity.name)]).text(0, 0)
+                } catch {
+                    throw .server(error)
+                }
+                if let clash { throw .schema(.caseClash(entity.name, with: clash)) }
+                if exists {
+                    // Another client defined the same entity since this store opened: done.
+                    if try ServerCatalog.recordedEntity(named: entity.name, names, on: connection) == entity { continue }
+                    throw .schemaMismatch(entity: entity.name, reason: "the schema '\(names.schema)' already has a table named '\(entity.name)' that Roster did not create with this definition")
+                }
+                sql += ServerCatalog.creation(of: entity, names)
             }
-            if let clash { throw .schema(.caseClash(entity.name, with: clash)) }
-            if exists {
-                // Another client defined the same entity since this store opened: done.
-                if try ServerCatalog.recordedEntity(named: entity.name, names, on: connection) == entity { return "" }
-                throw .schemaMismatch(entity: entity.name, reason: "the schema '\(names.schema)' already has a table named '\(entity.name)' that Roster did not create with this definition")
-            }
-            return ServerCatalog.creation(of: entity, names)
+            return sql
         }
     }
 

@@ -100,7 +100,10 @@ final class Connection {
             while cursor < end {
                 var statementHandle: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
-                let code = sqlite3_prepare_v2(handle, cursor, Int32(end - cursor), &statementHandle, &tail)
+                // The length counts the terminating NUL: without it SQLite copies the rest
+                // of the text for every statement, the square of a long script's length
+                // (a thousand entities' change logs: megabytes copied thousands of times).
+                let code = sqlite3_prepare_v2(handle, cursor, Int32(end - cursor + 1), &statementHandle, &tail)
                 let text = String(decoding: UnsafeRawBufferPointer(start: cursor, count: (tail ?? end) - cursor), as: UTF8.self)
                 guard code == SQLITE_OK else {
                     throw DatabaseError(connection: handle, code: code, sql: text.trimmedSQL)

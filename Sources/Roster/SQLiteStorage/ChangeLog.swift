@@ -83,14 +83,13 @@ extension SchemaCatalog {
     /// connection sees it.
     ///
     /// Triggers can only be found in `sqlite_schema`, which has no index: this reads the
-    /// whole schema table once, so call it once per entity (when it is first watched), not
-    /// per delivery.
+    /// whole schema table. The store looks change logs up in the names it keeps
+    /// (``ChangeLogNames``) instead, and reads them once per schema change by another
+    /// connection, not once per entity.
     static func hasChangeLog(of entity: Entity, on connection: Connection) throws(DatabaseError) -> Bool {
-        let names = changeLogObjectNames(of: entity)
-        let statement = try connection.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND lower(name) IN (?, ?, ?, ?) AND instr(sql, ?) > 0")
-        try statement.bind(names.map { .string($0) } + [.string(currentTriggerMark)])
-        defer { statement.reset() }
-        guard try statement.step(), case let .integer(count) = statement.column(0), count == Int64(names.count) else { return false }
+        let version = try connection.schemaVersion()
+        let names = try ChangeLogNames.read(on: connection, version: version)
+        guard names.hasTriggers(of: entity) else { return false }
         return try imageColumnCount(on: connection) >= entity.attributes.count
     }
 }

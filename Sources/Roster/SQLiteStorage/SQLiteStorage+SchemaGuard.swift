@@ -23,17 +23,18 @@ extension SQLiteStorage {
         guard version != knownSchemaVersion, !isInTransaction else { return SchemaCheck() }
         var check = SchemaCheck()
         var missingTriggers: [Entity] = []
-        let changeLogObjects: Set<String>
+        let changeLogs: ChangeLogNames
         let looseTables: Set<String>
         do {
-            changeLogObjects = try changeLogObjectNames()
+            changeLogs = try ChangeLogNames.read(on: reader, version: version)
             looseTables = try looseTableNames()
         } catch {
             throw .database(error)
         }
+        changeLogNames = changeLogs
         for entity in entities.sorted(by: { $0.name < $1.name }) {
             do throws(DatabaseError) {
-                let hasChangeLog = SchemaCatalog.changeLogObjectNames(of: entity).allSatisfy(changeLogObjects.contains)
+                let hasChangeLog = changeLogs.hasTriggers(of: entity)
                 if hasChangeLog {
                     entitiesWithChangeLog.insert(entity.name)
                 } else {
@@ -140,21 +141,6 @@ extension SQLiteStorage {
     /// (`pragma_table_list` reads every table; once per entity it would cost the square).
     func looseTableNames() throws(DatabaseError) -> Set<String> {
         let statement = try reader.prepare("SELECT lower(name) FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND strict = 0")
-        var names: Set<String> = []
-        while try statement.step() {
-            if case let .string(name) = statement.column(0) { names.insert(name) }
-        }
-        return names
-    }
-
-    /// The names of the store's triggers of the current format in the file, lowercased
-    /// (``SchemaCatalog/currentTriggerMark``): read in one pass over `sqlite_schema` (which
-    /// has no index), not once per entity, so that a check costs time in proportion to the
-    /// number of entities, not to its square.
-    private func changeLogObjectNames() throws(DatabaseError) -> Set<String> {
-        let statement = try reader.prepare("SELECT lower(name) FROM sqlite_schema WHERE type = 'trigger' AND name LIKE '\\_roster\\_%' ESCAPE '\\' AND instr(sql, ?) > 0")
-        try statement.bind([.string(SchemaCatalog.currentTriggerMark)])
-        defer { statement.reset() }
         var names: Set<String> = []
         while try statement.step() {
             if case let .string(name) = statement.column(0) { names.insert(name) }

@@ -73,11 +73,24 @@ extension SQLiteStorage {
         entitiesWithChangeLog.contains(entityName)
     }
 
-    func findTracking(of entity: Entity) throws(StoreError) -> Bool {
-        let exists: Bool
-        do { exists = try SchemaCatalog.hasChangeLog(of: entity, on: writer) } catch { throw .database(error) }
-        if exists { entitiesWithChangeLog.insert(entity.name) }
-        return exists
+    func findTracking(of entities: [Entity]) throws(StoreError) -> [Entity] {
+        let logs: ChangeLogNames
+        let width: Int
+        do {
+            logs = try currentChangeLogNames()
+            width = try SchemaCatalog.imageColumnCount(on: writer)
+        } catch {
+            throw .database(error)
+        }
+        var untracked: [Entity] = []
+        for entity in entities {
+            if logs.hasTriggers(of: entity) && width >= entity.attributes.count {
+                entitiesWithChangeLog.insert(entity.name)
+            } else {
+                untracked.append(entity)
+            }
+        }
+        return untracked
     }
 
     /// Creates the change logs in one write transaction, each from the entity's definition
@@ -90,13 +103,20 @@ extension SQLiteStorage {
         do { try writer.execute("BEGIN IMMEDIATE") } catch { throw .database(error) }
         do throws(StoreError) {
             let versionBefore: Int64
-            do { versionBefore = try writer.schemaVersion() } catch { throw .database(error) }
+            let logs: ChangeLogNames
+            let width: Int
+            do {
+                versionBefore = try writer.schemaVersion()
+                // Under the write lock: kept when nobody changed the schema since.
+                logs = changeLogNames?.version == versionBefore ? changeLogNames! : try ChangeLogNames.read(on: writer, version: versionBefore)
+                width = try SchemaCatalog.imageColumnCount(on: writer)
+            } catch {
+                throw .database(error)
+            }
             var missing: [Entity] = []
             for known in entities {
                 let entity = try SchemaCatalog.recordedEntity(named: known.name, on: writer) ?? known
-                let exists: Bool
-                do { exists = try SchemaCatalog.hasChangeLog(of: entity, on: writer) } catch { throw .database(error) }
-                if !exists { missing.append(entity) }
+                if !(logs.hasTriggers(of: entity) && width >= entity.attributes.count) { missing.append(entity) }
             }
             let versionAfter: Int64
             do {
@@ -106,13 +126,38 @@ extension SQLiteStorage {
             } catch {
                 throw .database(error)
             }
-            // The store's own change is no news to its schema check; another's, made
-            // before, still is.
-            if versionBefore == knownSchemaVersion { knownSchemaVersion = versionAfter }
+            changeLogNames = logs
+            noteOwnSchemaChange((versionBefore, versionAfter), addingChangeLogsOf: missing)
         } catch {
             if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
             throw error
         }
         entitiesWithChangeLog.formUnion(entities.map(\.name))
+    }
+
+    /// Takes a schema change of the store's own, whose versions before and after were read
+    /// under the write lock, for no news: the schema check skips it, and the change-log
+    /// names stay known (with `entities`' change logs added) when they held for the
+    /// version before. Another connection's change, made before, still is news.
+    func noteOwnSchemaChange(_ versions: (before: Int64, after: Int64), addingChangeLogsOf entities: [Entity] = []) {
+        if versions.before == knownSchemaVersion { knownSchemaVersion = versions.after }
+        guard var logs = changeLogNames, logs.version == versions.before else {
+            changeLogNames = nil
+            return
+        }
+        for entity in entities { logs.names.formUnion(SchemaCatalog.changeLogObjectNames(of: entity)) }
+        logs.version = versions.after
+        changeLogNames = logs
+    }
+
+    /// The change-log names as of the schema now: those known, when the schema has not
+    /// changed since, or read again.
+    private func currentChangeLogNames() throws(DatabaseError) -> ChangeLogNames {
+        // The version before the names (``ChangeLogNames/read(on:version:)``).
+        let version = try writer.schemaVersion()
+        if let logs = changeLogNames, logs.version == version { return logs }
+        let logs = try ChangeLogNames.read(on: writer, version: version)
+        changeLogNames = logs
+        return logs
     }
 }

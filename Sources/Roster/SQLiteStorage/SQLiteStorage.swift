@@ -19,6 +19,11 @@ final class SQLiteStorage {
     let tracker: ChangeTracker
     /// The schema version last checked by ``checkSchema(of:observed:)``.
     var knownSchemaVersion: Int64 = 0
+    /// The names of the change-log triggers of the current format in the file
+    /// (lowercased), as of the schema version `version`: what the first watch of an entity
+    /// looks its change log up in, so that it reads `sqlite_schema` (which has no index)
+    /// only when the schema changed in a way this store did not make (``ChangeLogNames``).
+    var changeLogNames: ChangeLogNames?
     /// Entities whose change log (its four triggers) this backend has
     /// found or created in the file, so that a new live query on them costs no look-up.
     /// ``checkSchema(of:observed:)`` keeps it up to date when another connection changes
@@ -87,8 +92,12 @@ extension SQLiteStorage: StorageBackend {
         try SchemaCatalog.loadEntities(from: writer)
     }
 
-    func create(_ entity: Entity) throws(StoreError) {
-        try SchemaCatalog.create(entity, on: writer)
+    func create(_ entities: [Entity]) throws(StoreError) {
+        let versions = try SchemaCatalog.create(entities, on: writer)
+        // The store's own change is no news to its schema check (which would otherwise
+        // check every entity's table at the next delivery: the square of their number for
+        // entities defined one by one); another's, made before, still is.
+        noteOwnSchemaChange(versions)
     }
 
     func migrate(from existing: Entity, to migrated: Entity) throws(StoreError) {

@@ -311,26 +311,66 @@ enum SchemaCatalog {
         return try statement.step()
     }
 
-    /// Creates the entity's table and records the entity, in one transaction: one `CREATE`,
-    /// so that defining thousands of entities stays fast (SQLite re-reads its whole schema
-    /// table for each `CREATE`). The change log comes when the entity is first watched.
-    static func create(_ entity: Entity, on connection: Connection) throws(StoreError) {
-        let exists: Bool
-        var clash: String?
+    /// Creates the tables of new entities and records them, all in one transaction: one
+    /// `CREATE` each and one schema change for all, so that defining thousands of entities
+    /// stays fast (SQLite re-reads its whole schema table for each `CREATE`, and every
+    /// other connection reads the whole schema again after each schema change). The
+    /// change logs come when the entities are first watched.
+    ///
+    /// - Returns: the schema version before and after the change, both read under the
+    ///   write lock: a caller that knew the version before knows that nobody else changed
+    ///   the schema meanwhile.
+    /// - Throws: ``StoreError`` naming the first entity whose name is taken, in any case,
+    ///   by a table or an entity another process defined; nothing is created then.
+    static func create(_ entities: [Entity], on connection: Connection) throws(StoreError) -> (before: Int64, after: Int64) {
         do {
-            exists = try hasTable(named: entity.name, on: connection)
-            // Another process may have defined it since this store read the entities.
-            let recorded = try connection.prepare("SELECT name FROM _roster_entities WHERE lower(name) = lower(?) AND name <> ?")
-            try recorded.bind([.string(entity.name), .string(entity.name)])
-            if try recorded.step(), case let .string(name) = recorded.column(0) { clash = name }
+            // Another process may have defined one since this store read the entities.
+            let clashes = try recordedNames(differingInCaseFrom: entities, on: connection)
+            for entity in entities {
+                if let clash = clashes[entity.name] {
+                    throw StoreError.schema(.caseClash(entity.name, with: clash))
+                }
+                if try hasTable(named: entity.name, on: connection) {
+                    throw StoreError.schemaMismatch(entity: entity.name, reason: "the file already has a table named '\(entity.name)' that Roster did not create")
+                }
+            }
+        } catch let error as StoreError {
+            throw error
         } catch {
+            throw .database(error as? DatabaseError ?? DatabaseError(code: .error, message: "\(error)"))
+        }
+        do {
+            try connection.execute("BEGIN IMMEDIATE")
+            let before = try connection.schemaVersion()
+            for entity in entities { try connection.execute(creation(of: entity)) }
+            let after = try connection.schemaVersion()
+            try connection.execute("COMMIT")
+            return (before, after)
+        } catch {
+            if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
             throw .database(error)
         }
-        if let clash { throw .schema(.caseClash(entity.name, with: clash)) }
-        if exists {
-            throw .schemaMismatch(entity: entity.name, reason: "the file already has a table named '\(entity.name)' that Roster did not create")
+    }
+
+    /// The recorded entities whose names differ only in case from those of `entities`, by
+    /// the name they clash with: for one entity, one search of `_roster_entities` (as a
+    /// store that defines entities one by one does); for a batch, one pass over it rather
+    /// than one per entity.
+    private static func recordedNames(differingInCaseFrom entities: [Entity], on connection: Connection) throws(DatabaseError) -> [String: String] {
+        if let entity = entities.first, entities.count == 1 {
+            let statement = try connection.prepare("SELECT name FROM _roster_entities WHERE lower(name) = lower(?) AND name <> ?")
+            try statement.bind([.string(entity.name), .string(entity.name)])
+            guard try statement.step(), case let .string(name) = statement.column(0) else { return [:] }
+            return [entity.name: name]
         }
-        try run("BEGIN IMMEDIATE;\n\(creation(of: entity))COMMIT;", on: connection)
+        let wanted = Dictionary(entities.map { ($0.name.lowercased(), $0.name) }, uniquingKeysWith: { first, _ in first })
+        let statement = try connection.prepare("SELECT name FROM _roster_entities")
+        var clashes: [String: String] = [:]
+        while try statement.step() {
+            guard case let .string(name) = statement.column(0), let entity = wanted[name.lowercased()], entity != name else { continue }
+            clashes[entity] = name
+        }
+        return clashes
     }
 
     /// The SQL that creates the entity's table and records it, to run inside a transaction.

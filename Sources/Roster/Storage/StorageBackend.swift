@@ -31,8 +31,9 @@ protocol StorageBackend: AnyObject {
 
     /// The entities the database records.
     func loadEntities() throws(StoreError) -> [String: Entity]
-    /// Creates an entity's table and records it (no table of that name may exist).
-    func create(_ entity: Entity) throws(StoreError)
+    /// Creates the tables of new entities and records them, all in one transaction (no
+    /// table of any of their names may exist): one schema change however many there are.
+    func create(_ entities: [Entity]) throws(StoreError)
     /// Adds the attributes `migrated` has beyond `existing` (which the database records),
     /// in one transaction, with its change tracking when the entity has any.
     func migrate(from existing: Entity, to migrated: Entity) throws(StoreError)
@@ -153,9 +154,10 @@ protocol StorageBackend: AnyObject {
 
     /// Whether the backend records the entity's writes, as far as it knows without looking.
     func isTracking(_ entityName: String) -> Bool
-    /// Looks whether the database records the entity's writes already (another process
-    /// may have started it), and remembers it when so.
-    func findTracking(of entity: Entity) throws(StoreError) -> Bool
+    /// Looks whether the database records the writes of these entities already (another
+    /// process may have started it), remembers those it does, and returns the others, at a
+    /// cost that does not grow with the number of entities the database has.
+    func findTracking(of entities: [Entity]) throws(StoreError) -> [Entity]
     /// Starts recording the writes of these entities, in one write transaction (none may
     /// be open), using each one's definition as the database records it then.
     func startTracking(_ entities: [Entity]) throws(StoreError)

@@ -78,13 +78,14 @@ extension Store {
     func readingAtCursor<T>(observing entityNames: [String] = [], _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         // Before the read transaction starts, so that the fetch sees every commit made
         // before tracking started.
-        var started = false
+        var entities: [Entity] = []
         for entityName in entityNames {
             let entity = try definedEntity(named: entityName)
             let isFirstWatch = !storage.isTracking(entityName) && !pendingTracking.contains(entityName)
             try storage.checkTable(of: entity, always: isFirstWatch)
-            if try ensureTracking(of: entity) { started = true }
+            entities.append(entity)
         }
+        let started = try ensureTracking(of: entities)
         if isDelivering { return try body() }
         // Starting was a commit on the writer, which the reading side sees as another
         // connection's: read in a delivery round, which notes the committed state, so that
@@ -104,9 +105,10 @@ extension Store {
         return try deliverRounds(isRetry: false, thenReading: body)
     }
 
-    /// Makes sure the backend records the entity's writes before a live query starts
-    /// watching it, starting it the first time any live query, in any process, watches the
-    /// entity (for SQLite: its change log, four triggers).
+    /// Makes sure the backend records the entities' writes before a live query starts
+    /// watching them, starting it the first time any live query, in any process, watches an
+    /// entity (for SQLite: its change log, four triggers), for all of them in one write
+    /// transaction.
     ///
     /// Starting takes the write lock, so every other writer's transaction either committed
     /// before — and the fetch that follows (in a read transaction begun after this commit)
@@ -120,27 +122,36 @@ extension Store {
     /// their results again and report what differs from what they hold
     /// (``CommittedChanges/mustReread``).
     ///
-    /// Costs one look-up the first time an entity is watched, nothing after.
+    /// Costs one look-up the first time an entity is watched (which does not grow with the
+    /// number of entities), nothing after.
     ///
     /// - Returns: whether this call started tracking (a commit on the writer).
     /// - Throws: ``StoreError/schemaMismatch(entity:reason:)`` when the store is read-only
-    ///   and the entity is not tracked yet; ``StoreError/database(_:)`` when tracking
+    ///   and an entity is not tracked yet; ``StoreError/database(_:)`` when tracking
     ///   cannot start.
     @discardableResult
-    func ensureTracking(of entity: Entity) throws(StoreError) -> Bool {
-        if storage.isTracking(entity.name) || pendingTracking.contains(entity.name) { return false }
-        // The first watch of an entity in this store: another process may have started it.
-        if try storage.findTracking(of: entity) { return false }
+    func ensureTracking(of entities: [Entity]) throws(StoreError) -> Bool {
+        let unknown = entities.filter { !storage.isTracking($0.name) && !pendingTracking.contains($0.name) }
+        guard !unknown.isEmpty else { return false }
+        // The first watch of these entities in this store: another process may have started it.
+        let untracked = try storage.findTracking(of: unknown)
+        guard let first = untracked.first else { return false }
         guard !storage.isReadOnly else {
-            throw .schemaMismatch(entity: entity.name, reason: "it has no change log yet (it is created when a live query first watches the entity), and a read-only store cannot create one: open the store read-write once and watch the entity, or have a read-write process watch it first")
+            throw .schemaMismatch(entity: first.name, reason: "it has no change log yet (it is created when a live query first watches the entity), and a read-only store cannot create one: open the store read-write once and watch the entity, or have a read-write process watch it first")
         }
         if isInTransaction || isDelivering {
-            pendingTracking.insert(entity.name)
+            pendingTracking.formUnion(untracked.map(\.name))
             if isDelivering { hasPendingDelivery = true }
             return false
         }
-        try storage.startTracking([entity])
+        try storage.startTracking(untracked)
         return true
+    }
+
+    /// ``ensureTracking(of:)`` for one entity.
+    @discardableResult
+    func ensureTracking(of entity: Entity) throws(StoreError) -> Bool {
+        try ensureTracking(of: [entity])
     }
 
     /// Every entity some observer needs the changes of.

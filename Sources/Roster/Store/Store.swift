@@ -34,7 +34,7 @@ public final class Store {
     /// (``StorageBackend``; SQLite's, ``SQLiteStorage``).
     let storage: any StorageBackend
     /// Entities by name.
-    private(set) var entitiesByName: [String: Entity] = [:]
+    var entitiesByName: [String: Entity] = [:]
     /// Live queries, in the order they were registered.
     var observers: [WeakObserver] = []
     /// Set while observers are being notified, so nested commits are delivered after.
@@ -229,7 +229,7 @@ public final class Store {
             try storage.migrate(from: existing, to: migrated)
             entitiesByName[entity.name] = migrated
         } else {
-            try storage.create(entity)
+            try storage.create([entity])
             entitiesByName[entity.name] = entity
         }
     }
@@ -238,10 +238,13 @@ public final class Store {
     /// `entity` itself) by a key of the attribute's type.
     ///
     /// - Throws: ``StoreError/Code/schema`` naming the attribute and what is wrong.
-    private func checkRelationships(of entity: Entity) throws(StoreError) {
+    ///
+    /// - Parameter pending: entities about to be defined with it (in the same batch), which
+    ///   a relationship may refer to too.
+    func checkRelationships(of entity: Entity, among pending: [String: Entity] = [:]) throws(StoreError) {
         for attribute in entity.attributes {
             guard let relationship = attribute.relationship else { continue }
-            let destination = relationship.destination == entity.name ? entity : entitiesByName[relationship.destination]
+            let destination = relationship.destination == entity.name ? entity : entitiesByName[relationship.destination] ?? pending[relationship.destination]
             guard let destination else {
                 throw .schema(SchemaError("relationship '\(attribute.name)' of entity '\(entity.name)' refers to '\(relationship.destination)', which the store does not define; define it first"))
             }

@@ -11,8 +11,8 @@ enum CrossoverScenario {
     static let moduli: [Int64] = [100, 20, 10, 5, 3, 2, 1]
 
     static let table = TextTable([
-        ("N", 9), ("share", 7), ("rows changed", 12), ("row by row ms", 14), ("re-fetch ms", 12), ("re-sort ms", 11),
-        ("chosen ms", 10), ("chosen path", 12), ("chosen / cheaper", 17), ("floor ms", 9), ("re-fetch / floor", 17), ("re-sort / floor", 16),
+        ("N", 9), ("share", 7), ("rows changed", 12), ("row by row ms", 30), ("re-fetch ms", 30), ("re-sort ms", 30),
+        ("chosen ms", 30), ("chosen path", 12), ("chosen / cheaper", 17), ("floor ms", 30), ("re-fetch / floor", 17), ("re-sort / floor", 16),
     ])
 
     /// Rounds for results of up to 100,000 rows, at least: their commits take a few
@@ -27,7 +27,8 @@ enum CrossoverScenario {
         reporter.print("")
         reporter.print("crossover: UPDATE a share of the rows (rank = rank + 1), one live query handling it")
         reporter.print("  row by row, by re-fetch and diff, by re-sort in memory and diff, and by the path chosen by estimated cost;")
-        reporter.print("  commit→batch ms, median of \(max(configuration.rounds, minimumRounds)) rounds up to 100,000 rows (their times are small), of \(configuration.rounds) above")
+        reporter.print("  commit→batch, ms as median / p95 / p99 / max of \(max(configuration.rounds, minimumRounds)) rounds up to 100,000 rows (their times are small), of \(configuration.rounds) above;")
+        reporter.print("  the ratios compare medians")
         reporter.print("  floor: raw sqlite3 stepping the query's ORDER BY (key and sort columns), in the same rounds")
         table.header.forEach(reporter.print)
         for size in configuration.sizes {
@@ -63,6 +64,7 @@ enum CrossoverScenario {
                 for (index, name) in ["row_by_row", "refetch", "resort", "chosen"].enumerated() {
                     reporter.record(.crossover, size: size, "\(name).share_\(share)", times[index])
                 }
+                reporter.record(.crossover, size: size, "floor.share_\(share)", floor)
                 let medians = times.map(\.median)
                 let chosen = CommitPath.cheaper(touched: changed, results: size)
                 let cheaper = medians[0..<3].min() ?? .nan
@@ -70,9 +72,9 @@ enum CrossoverScenario {
                 reporter.record(.crossover, size: size, "refetch_over_floor.share_\(share)", medians[1] / floor.median, unit: "ratio")
                 reporter.record(.crossover, size: size, "resort_over_floor.share_\(share)", medians[2] / floor.median, unit: "ratio")
                 reporter.print(table.line([String(size), "\(share) %", String(changed),
-                                           Format.fixed(medians[0], decimals: 2), Format.fixed(medians[1], decimals: 2),
-                                           Format.fixed(medians[2], decimals: 2), Format.fixed(medians[3], decimals: 2), chosen.name,
-                                           Format.ratio(medians[3] / cheaper), Format.fixed(floor.median, decimals: 2),
+                                           Format.summary(times[0]), Format.summary(times[1]),
+                                           Format.summary(times[2]), Format.summary(times[3]), chosen.name,
+                                           Format.ratio(medians[3] / cheaper), Format.summary(floor),
                                            Format.ratio(medians[1] / floor.median), Format.ratio(medians[2] / floor.median)]))
             }
         }

@@ -4,22 +4,23 @@ import Roster
 /// its results hold, against the floor: raw sqlite3 stepping the same ordered query and
 /// reading only the key and sort columns into Swift arrays.
 ///
-/// Each side runs three times and reports the median time. Memory is the growth of the
+/// Each side runs ``runs`` times; the table and the JSON give median, p95, p99 and max of
+/// the runs (with five runs p95, p99 and max are the slowest run). Memory is the growth of the
 /// process's resident size over the first run of each, with the floor's arrays still alive
 /// while Roster fetches, so neither reuses memory the other freed.
 enum FetchScenario {
-    static let runs = 3
+    static let runs = 5
     static let floorSelect = "SELECT id, day, rank FROM Post ORDER BY day DESC, rank, id"
 
     static let table = TextTable([
-        ("N", 9), ("performFetch ms", 15), ("floor ms", 10), ("ratio", 7),
+        ("N", 9), ("performFetch ms", 30), ("floor ms", 30), ("ratio", 7),
         ("Roster memory", 22), ("floor memory", 20), ("ratio", 7),
     ])
 
     static func run(_ configuration: BenchmarkConfiguration, reporter: BenchmarkReporter) throws {
         reporter.print("")
         reporter.print("fetch: performFetch() against raw sqlite3 reading id, day, rank into Swift arrays")
-        reporter.print("  time: median of \(runs) runs; memory: resident growth over the first run (ratios: Roster / floor)")
+        reporter.print("  time: ms as median / p95 / p99 / max of \(runs) runs (ratio of medians); memory: resident growth over the first run (ratios: Roster / floor)")
         table.header.forEach(reporter.print)
         for size in configuration.sizes {
             try run(size: size, reporter: reporter)
@@ -86,15 +87,13 @@ enum FetchScenario {
             return "\(Format.bytes(growth)) (\(Format.fixed(growth / Double(size), decimals: 0)) B/row)"
         }
         reporter.print(table.line([
-            String(size), Format.milliseconds(rosterTimes.median), Format.milliseconds(floorTimes.median), Format.ratio(timeRatio),
+            String(size), Format.summary(rosterTimes), Format.summary(floorTimes), Format.ratio(timeRatio),
             memory(rosterGrowth), memory(floorGrowth), Format.ratio(memoryRatio),
         ]))
 
         reporter.record(.fetch, size: size, "populate", Double(fixture.populateNanoseconds) / 1_000_000, unit: "ms")
-        reporter.record(.fetch, size: size, "roster.perform_fetch.median", rosterTimes.median, unit: "ms")
-        reporter.record(.fetch, size: size, "roster.perform_fetch.max", rosterTimes.max, unit: "ms")
-        reporter.record(.fetch, size: size, "floor.fetch.median", floorTimes.median, unit: "ms")
-        reporter.record(.fetch, size: size, "floor.fetch.max", floorTimes.max, unit: "ms")
+        reporter.record(.fetch, size: size, "roster.perform_fetch", rosterTimes)
+        reporter.record(.fetch, size: size, "floor.fetch", floorTimes)
         reporter.record(.fetch, size: size, "ratio.time.roster_over_floor", timeRatio, unit: "x")
         reporter.record(.fetch, size: size, "roster.resident_growth", rosterGrowth ?? .nan, unit: "bytes")
         reporter.record(.fetch, size: size, "roster.resident_growth_per_row", (rosterGrowth ?? .nan) / Double(size), unit: "bytes/row")

@@ -16,7 +16,7 @@ import Roster
 /// target below a floor cannot be met by a capture of that kind.
 extension WritesScenario {
     static let floorTable = TextTable([
-        ("N", 9), ("operation", 22), ("without", 10), ("hook", 10), ("ratio", 7), ("trigger", 10), ("ratio", 7),
+        ("N", 9), ("operation", 22), ("without", 30), ("hook", 30), ("ratio", 7), ("trigger", 30), ("ratio", 7),
     ])
 
     /// Measures the floors for the largest insert and the one-statement update of the
@@ -24,9 +24,9 @@ extension WritesScenario {
     static func runFloors(size: Int, rounds: Int, on store: Store, through other: RawDatabase, reporter: BenchmarkReporter) throws {
         let count = min(size, 100_000)
         reporter.print("")
-        reporter.print("writes, floors: another connection, the file without a change log, ms, median of \(rounds) rounds;")
+        reporter.print("writes, floors: another connection, the file without a change log, ms as median / p95 / p99 / max of \(rounds) rounds;")
         reporter.print("  hook = a preupdate hook reading what any capture must (an insert's key; an update's old and new")
-        reporter.print("  value of the column it changes), logging nothing; trigger = triggers whose WHEN is false")
+        reporter.print("  value of the column it changes), logging nothing; trigger = triggers whose WHEN is false; ratios of medians")
         floorTable.header.forEach(reporter.print)
         // Column 3 is `score`, the column both updates change.
         guard other.setFloorHook(column: 3) else {
@@ -58,13 +58,13 @@ extension WritesScenario {
         }
         for (operation, label) in [("insert", "insert \(count)"), ("update all", "update all (1 stmt)")] {
             let without = samples["\(operation) without"] ?? Durations()
-            var cells = [String(size), label, Format.milliseconds(without.median)]
+            var cells = [String(size), label, Format.summary(without)]
             let metric = "floor.\(operation.replacingOccurrences(of: " ", with: "_"))"
             reporter.record(.writes, size: size, "\(metric).without", without)
             for way in ["hook", "trigger"] {
                 let with = samples["\(operation) \(way)"] ?? Durations()
                 let ratio = with.median / without.median
-                cells += [Format.milliseconds(with.median), Format.ratio(ratio)]
+                cells += [Format.summary(with), Format.ratio(ratio)]
                 reporter.record(.writes, size: size, "\(metric).\(way)", with)
                 reporter.record(.writes, size: size, "\(metric).\(way).ratio", ratio, unit: "x")
             }

@@ -12,7 +12,7 @@ import Roster
 /// how much of the triggers' cost is that journal.
 extension WritesScenario {
     static let memoryJournalTable = TextTable([
-        ("N", 9), ("operation", 22), ("other conn.", 11), ("other tracked", 13), ("ratio", 7),
+        ("N", 9), ("operation", 22), ("other conn.", 30), ("other tracked", 30), ("ratio", 7),
     ])
 
     /// Measures the largest insert and the one-statement update of the `writes` table
@@ -21,7 +21,7 @@ extension WritesScenario {
     static func runMemoryJournal(size: Int, rounds: Int, plain: Store, tracked: Store, reporter: BenchmarkReporter) throws {
         let count = min(size, 100_000)
         reporter.print("")
-        reporter.print("writes, another connection with PRAGMA temp_store = MEMORY (the writer's setting), ms, median of \(rounds) rounds")
+        reporter.print("writes, another connection with PRAGMA temp_store = MEMORY (the writer's setting), ms as median / p95 / p99 / max of \(rounds) rounds")
         memoryJournalTable.header.forEach(reporter.print)
         let connections = [try RawDatabase(path: plain.path), try RawDatabase(path: tracked.path)]
         for connection in connections { try connection.execute("PRAGMA temp_store = MEMORY") }
@@ -53,8 +53,8 @@ extension WritesScenario {
             reporter.record(.writes, size: size, "\(metric).other", without)
             reporter.record(.writes, size: size, "\(metric).other.tracked", with)
             reporter.record(.writes, size: size, "\(metric).other.ratio", ratio, unit: "x")
-            reporter.print(memoryJournalTable.line([String(size), label, Format.milliseconds(without.median),
-                                                    Format.milliseconds(with.median), Format.ratio(ratio)]))
+            reporter.print(memoryJournalTable.line([String(size), label, Format.summary(without),
+                                                    Format.summary(with), Format.ratio(ratio)]))
         }
     }
 }

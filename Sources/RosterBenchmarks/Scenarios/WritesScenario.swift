@@ -19,8 +19,8 @@ import Roster
 /// pages make due (SQLite checkpoints at 1,000 pages), not one an earlier write left.
 enum WritesScenario {
     static let table = TextTable([
-        ("N", 9), ("operation", 22), ("store", 10), ("store tracked", 13), ("ratio", 7),
-        ("other conn.", 11), ("other tracked", 13), ("ratio", 7),
+        ("N", 9), ("operation", 22), ("store", 30), ("store tracked", 30), ("ratio", 7),
+        ("other conn.", 30), ("other tracked", 30), ("ratio", 7),
     ])
 
     /// One of the four ways to write.
@@ -32,9 +32,9 @@ enum WritesScenario {
 
     static func run(_ configuration: BenchmarkConfiguration, reporter: BenchmarkReporter) throws {
         reporter.print("")
-        reporter.print("writes: the write alone (begin → commit returned), ms, median of \(configuration.rounds) rounds")
-        reporter.print("  (one-row writes: of \(singleRowRepeats) transactions a round);")
-        reporter.print("  ratio = with a change log / without (store: preupdate hook; other connection: triggers)")
+        reporter.print("writes: the write alone (begin → commit returned), ms as median / p95 / p99 / max of \(configuration.rounds) rounds")
+        reporter.print("  (one-row writes: of \(singleRowRepeats) transactions a round, each one sample);")
+        reporter.print("  ratio = with a change log / without, of the medians (store: preupdate hook; other connection: triggers)")
         table.header.forEach(reporter.print)
         for size in configuration.sizes {
             try run(size: size, rounds: configuration.rounds, reporter: reporter)
@@ -106,7 +106,7 @@ enum WritesScenario {
                 let without = samples["\(operation) \(count) \(pair.0)"] ?? Durations()
                 let with = samples["\(operation) \(count) \(pair.1)"] ?? Durations()
                 let ratio = with.median / without.median
-                cells += [Format.milliseconds(without.median), Format.milliseconds(with.median), Format.ratio(ratio)]
+                cells += [Format.summary(without), Format.summary(with), Format.ratio(ratio)]
                 let metric = "\(operation.replacingOccurrences(of: " ", with: "_")).\(count)"
                 reporter.record(.writes, size: size, "\(metric).\(pair.0)", without)
                 reporter.record(.writes, size: size, "\(metric).\(pair.1)", with)
