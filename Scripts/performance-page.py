@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Turns the JSON lines of `roster bench --json` into the tables and plots of Docs/Performance.md.
 
-    python3 Scripts/performance-page.py table Docs/Performance/sqlite.jsonl Docs/Performance/window.jsonl Docs/Performance/server.jsonl Docs/Performance/entities.jsonl
+    python3 Scripts/performance-page.py table Docs/Performance/sqlite.jsonl Docs/Performance/window.jsonl Docs/Performance/server.jsonl Docs/Performance/entities.jsonl Docs/Performance/observed.jsonl
     python3 Scripts/performance-page.py plots Docs/Performance/sqlite.jsonl   # needs matplotlib
-    python3 Scripts/performance-page.py check Docs/Performance/sqlite.jsonl Docs/Performance/window.jsonl Docs/Performance/server.jsonl Docs/Performance/entities.jsonl
+    python3 Scripts/performance-page.py check Docs/Performance/sqlite.jsonl Docs/Performance/window.jsonl Docs/Performance/server.jsonl Docs/Performance/entities.jsonl Docs/Performance/observed.jsonl
 
 `table` prints the "What to expect" table (Markdown) on standard output: one row for each
 figure and size, with median, p99 and max, the baseline measured in the same run and the
@@ -20,7 +20,8 @@ import sys
 # the baseline's name, how to read the ratio). A metric names durations recorded as
 # .median/.p99/.max, or a single value when it has no such children. The ratio is the
 # baseline's median over Roster's ("faster": a baseline Roster replaces), or Roster's over
-# the baseline's ("floor": the least the work can cost; "one": the same work for one query).
+# the baseline's ("floor": the least the work can cost; "one": the same work for one query),
+# or their difference ("added": what a layer over the baseline adds to it).
 ROWS = [
     ("fetch", "performFetch, whole results", "roster.perform_fetch", "floor.fetch", "raw scan floor", "floor"),
     ("commit", "one-row insert", "insert.roster.commit_to_batch", "insert.baseline.commit_to_batch", "re-fetch and diff", "faster"),
@@ -34,6 +35,7 @@ ROWS = [
     ("displayed", "write to a column 100 queries do not display", "hundred_displaying.commit_to_all_batches", "one_displaying.commit_to_all_batches", "one live query", "one"),
     ("bulk", "one commit changing 10 % of the rows", "roster.commit_to_batch", "baseline.commit_to_batch", "re-fetch and diff", "faster"),
     ("live", "LiveResults: takeChange() of a one-row commit", "live_results.take_change", None, None, None),
+    ("observed", "ObservedResults: one-row commit to a window of 100 → published", "observed_results.refresh", "live_results.take_change", "LiveResults, the same commit", "added"),
     ("window", "window of 100: one-row commit", "window_commit.roster", "window_commit.refetch", "window re-fetch", "faster"),
     ("window", "window of 100: move one screen", "window_move.roster", "window_move.refetch", "window re-fetch", "faster"),
     ("window", "window of 100: resume after 1,000 changes", "resume.roster", "resume.refetch", "window re-fetch", "faster"),
@@ -113,6 +115,7 @@ def table_rows(paths):
                             "faster": lambda: number(base_median / median, "x") + " faster",
                             "floor": lambda: number(median / base_median, "x") + " the floor",
                             "one": lambda: number(median / base_median, "x") + " one query",
+                            "added": lambda: ("+" if median >= base_median else "−") + number(abs(median - base_median)) + " ms at p50",
                         }[reading]()
                 rows.append(f"| {what} | {size:,} | {number(median)} | {number(p99)} | {number(worst)} | {base_cell} "
                       f"| {ratio_cell} | `{scenario}` | {header['commit']} |")
