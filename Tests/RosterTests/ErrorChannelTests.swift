@@ -182,9 +182,34 @@ struct ErrorChannelTests {
         try queue.pollExternalChanges()
         let change = try #require(try await live.nextChange())
         #expect(change.resync == .schemaChanged)
-        // LiveResults keeps every row, so its resync reports exactly what changed.
-        #expect(change.group.objectChanges.map(\.item) == ["p0"])
+        // The commits that went by unread cannot say what changed: a row the results' cache
+        // did not hold (p1, never read) is reported as updated, as a controller reports it.
+        #expect(Set(change.group.objectChanges.map(\.item)) == ["p0", "p1"])
+        #expect(change.group.objectChanges.first { $0.item == "p1" }?.type == .update)
         #expect(live.snapshot.sections.map(\.items) == [["p0", "p1"]])
+    }
+
+    @Test func aLiveResyncReportsEveryRowThatChangedUnseenAndNoRowItKnowsUnchanged() async throws {
+        let queue = try StoreQueue.temporary()
+        try queue.read { store in try store.define(postEntity()) }
+        try queue.write { store in
+            try store.insert("Post", ["id": "p1", "rank": 1, "title": "one"])
+            try store.insert("Post", ["id": "p2", "rank": 2, "title": "two"])
+        }
+        let live = try LiveResults(queue: queue, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        // Both rows read: the results' cache holds them as the consumer saw them.
+        #expect(live.fetchedObjects.map { $0["title"] } == ["one", "two"])
+        let other = try ExternalConnection(path: queue.path)
+        try other.execute("ALTER TABLE Post RENAME TO Hidden; UPDATE Hidden SET title = 'changed' WHERE id = 'p1'")
+        try queue.pollExternalChanges()
+        #expect(throws: StoreError.self) { _ = try live.takeChange() }
+        try other.execute("ALTER TABLE Hidden RENAME TO Post")
+        try queue.pollExternalChanges()
+        let change = try #require(try await live.nextChange())
+        #expect(change.resync != nil)
+        #expect(change.group.objectChanges.map(\.item) == ["p1"], "p2 did not change; p1 did, unseen")
+        #expect(change.group.objectChanges.first?.type == .update)
+        #expect(change.objects["p1"]?["title"] == "changed")
     }
 
     @Test func theAsyncSequenceThrowsTheFailure() async throws {

@@ -119,6 +119,12 @@ final class IncrementalResults {
     }
 
 
+    /// The complete rows with these keys: cached ones, and the rest loaded in one go (the
+    /// cache keeps no more of them than it holds). O(keys).
+    func rows(forKeys keys: [Value]) -> [Value: [Value]] {
+        cache.rows(for: keys)
+    }
+
     /// The complete row with this key, if it is in the results.
     func row(forKey key: Value) -> [Value]? {
         guard let id = arena.id(forKey: key), let rank = tree.rank(of: id) else { return nil }

@@ -15,6 +15,9 @@ final class ChangeInbox: StoreObserver, Sendable {
         /// The steps the consumer took and is applying: until it settles them, what it
         /// holds is older than they are (``rowsBefore(_:attributeCount:)``).
         var inFlight: [ResultsStep] = []
+        /// The change-log position of the results the consumer holds: a commit at or before
+        /// it is in them, whatever step still names it.
+        var settledThrough: Int64 = 0
         /// The change-log position of the newest delivery, whether it posted a step or not.
         var latestThrough: Int64 = 0
         /// How many of `steps` are commits (for statistics).
@@ -143,9 +146,33 @@ final class ChangeInbox: StoreObserver, Sendable {
         }
     }
 
-    /// The consumer applied the steps it took: what it holds is as of them.
-    func settle() {
-        state.withLock { $0.inFlight = [] }
+    /// The consumer applied the steps it took: what it holds is as of them, at `position`.
+    func settle(through position: Int64) {
+        state.withLock { state in
+            state.inFlight = []
+            state.settledThrough = max(state.settledThrough, position)
+        }
+    }
+
+    /// Every key the steps the consumer has not applied touched, with its row before the
+    /// first of them (nil: no row then), as ``rowsBefore(_:attributeCount:)`` gives them.
+    /// O(the steps' rows).
+    func rowsBeforeAll(attributeCount: Int) -> [Value: [Value]?] {
+        state.withLock { state in
+            var found: [Value: [Value]?] = [:]
+            for step in state.inFlight + state.steps {
+                switch step {
+                case let .touched(rows, through):
+                    guard through > state.settledThrough else { continue }
+                    for (key, row) in rows where found.index(forKey: key) == nil { found[key] = row.fitted(to: attributeCount).before }
+                case .resync:
+                    return found
+                case .replace, .userEdits, .window:
+                    continue
+                }
+            }
+            return found
+        }
     }
 
     /// The rows with these keys as the consumer holds them, for those that the steps it
@@ -160,11 +187,18 @@ final class ChangeInbox: StoreObserver, Sendable {
             for step in state.inFlight + state.steps {
                 guard !wanted.isEmpty else { break }
                 switch step {
-                case let .touched(rows, _):
-                    for key in wanted {
-                        guard let row = rows[key] else { continue }
-                        found[key] = row.fitted(to: attributeCount).before
-                        wanted.remove(key)
+                case let .touched(rows, through):
+                    // A commit the consumer's results already hold (a re-fetch read it).
+                    guard through > state.settledThrough else { continue }
+                    // Whichever is smaller: the step's rows or the keys still wanted.
+                    if rows.count < wanted.count {
+                        for (key, row) in rows where wanted.remove(key) != nil { found[key] = row.fitted(to: attributeCount).before }
+                    } else {
+                        for key in wanted {
+                            guard let row = rows[key] else { continue }
+                            found[key] = row.fitted(to: attributeCount).before
+                            wanted.remove(key)
+                        }
                     }
                 case .resync:
                     return found

@@ -67,12 +67,38 @@ public final class LiveResults: Sendable, LiveQueryRequest {
                 (Handover(try store.orderedScan(query)), try store.fetchAggregates(query), store.storage.changeLogPosition)
             }
             store.addObserver(inbox)
+            inbox.settle(through: position)
             return (query, scan, aggregates, position, inbox)
         }
         self.inbox = inbox
         consumer = Locked(Consumer(results: LiveState(query: query, scan: scan.value, aggregates: aggregates, position: position,
-                                                      lock: engineLock.frozenReads, loader: Self.loader(queue: queue, inbox: inbox)),
+                                                      lock: engineLock.frozenReads, loader: Self.loader(queue: queue, inbox: inbox),
+                                                      scanner: Self.scanner(queue: queue, inbox: inbox)),
                                    request: request))
+    }
+
+    /// Reads every row of a query's results as the consumer holds them, in one scan at the
+    /// store's cursor, with the rows the steps the consumer has not applied touched taken
+    /// back to before them. A failed read gives no rows and is reported at the consumer's
+    /// next take.
+    private static func scanner(queue: StoreQueue, inbox: ChangeInbox) -> LiveState.Scanner {
+        { query in
+            do {
+                return try queue.withStore { store throws(StoreError) -> [Value: [Value]] in
+                    let fetched = try store.readingAtCursor { () throws(StoreError) in try store.fetchCommittedRows(query) }
+                    var rows = Dictionary(fetched.lazy.map { (query.key(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
+                    // A row the steps changed, out of the predicate or not, is the one before them.
+                    for (key, row) in inbox.rowsBeforeAll(attributeCount: query.entity.attributes.count) { rows[key] = row }
+                    return rows
+                }
+            } catch let error as StoreError {
+                inbox.storeDidFailToDeliver(error, mustResync: false)
+                return [:]
+            } catch {
+                inbox.storeDidFailToDeliver(StoreError(.database, "\(error)"), mustResync: false)
+                return [:]
+            }
+        }
     }
 
     /// Reads whole rows as the consumer holds them: the store's, at its cursor, taken back
@@ -129,11 +155,12 @@ public final class LiveResults: Sendable, LiveQueryRequest {
             }
             let inbox = ChangeInbox(entity: query.entity)
             store.addObserver(inbox)
+            inbox.settle(through: position)
             return (query, rows, changes, touched, position, inbox)
         }
         self.inbox = inbox
         let results = LiveState(query: query, rows: rows, position: position, lock: engineLock.frozenReads,
-                                loader: Self.loader(queue: queue, inbox: inbox))
+                                loader: Self.loader(queue: queue, inbox: inbox), scanner: Self.scanner(queue: queue, inbox: inbox))
         results.resume(from: token, resync: changes.resync, touched: touched)
         consumer = Locked(Consumer(results: results, request: request))
     }
@@ -317,9 +344,8 @@ public final class LiveResults: Sendable, LiveQueryRequest {
             }
             let resync = steps.lazy.compactMap { if case let .resync(reason) = $0 { reason } else { nil } }.first
             let change = withConsumer { consumer -> ResultsChange? in
-                let applied = consumer.results.apply(resolved)
-                // The results are as of these steps now: rows read from here on are too.
-                inbox.settle()
+                let results = consumer.results
+                let applied = results.apply(resolved, resyncing: resync != nil, settle: { inbox.settle(through: results.position) })
                 guard var change = applied else { return nil }
                 // Heard at the next take, after this change (which holds their null values).
                 consumer.aggregateOverflows += change.aggregateOverflows
@@ -461,8 +487,11 @@ public final class LiveResults: Sendable, LiveQueryRequest {
         let entity = results.query.entity
         var objects: [Value: Object] = [:]
         var reloaded: [Value] = [], reconfigured: [Value] = []
+        // The rows in one read: a re-fetch's change may insert every row.
+        let keys = change.group.objectChanges.lazy.filter { $0.type != .delete }.map(\.item)
+        let read = keys.isEmpty ? [:] : results.engine.rows(forKeys: Array(keys))
         for object in change.group.objectChanges where object.type != .delete {
-            if let row = results.engine.row(forKey: object.item) { objects[object.item] = Object(entity: entity, values: row) }
+            if let row = read[object.item] { objects[object.item] = Object(entity: entity, values: row) }
             if object.type == .update {
                 if adapter.reconfigures(object) { reconfigured.append(object.item) } else { reloaded.append(object.item) }
             }

@@ -33,6 +33,12 @@ final class LiveState {
     private let lock: FrozenSections.OwnerLock
     /// Reads whole rows, as the consumer holds them, for an engine bound to an entity.
     private let loader: Loader
+    /// Reads every row of a query's results as the consumer holds them, in one scan: what a
+    /// re-fetch of whole results compares with. Nil: read them by key.
+    private let scanner: Scanner?
+
+    /// Every row of a query's committed results by key, as of the last change taken.
+    typealias Scanner = (_ query: BoundQuery) -> [Value: [Value]]
 
     /// Makes the row loader of an engine bound to `entity`: rows by key, as of the last
     /// change taken (a key without a row then is left out).
@@ -50,10 +56,12 @@ final class LiveState {
     /// token's).
     private var resumed: (change: QueryChange, shown: ResultsSnapshot.Storage, window: WindowTracker?, position: Int64)?
 
-    init(query: BoundQuery, rows: [[Value]], position: Int64, lock: @escaping FrozenSections.OwnerLock, loader: @escaping Loader) {
+    init(query: BoundQuery, rows: [[Value]], position: Int64, lock: @escaping FrozenSections.OwnerLock, loader: @escaping Loader,
+         scanner: Scanner? = nil) {
         engine = IncrementalResults(query: query, rows: rows, loader: loader(query.entity))
         self.lock = lock
         self.loader = loader
+        self.scanner = scanner
         shown = .frozen(FrozenSections(engine, lock: lock))
         self.position = position
         aggregates = AggregateTracker(query: query, rows: rows)
@@ -71,6 +79,13 @@ final class LiveState {
         case let .sections(sections): sections
         case let .frozen(frozen): frozen.sectionsUnderLock
         }
+    }
+
+    /// A deleted row whose values are not known: its key, and nulls.
+    private static func keyOnly(_ key: Value, entity: Entity) -> [Value] {
+        var values = [Value](repeating: .null, count: entity.attributes.count)
+        values[entity.keyIndex] = key
+        return values
     }
 
     /// The engine's results now, frozen (``FrozenSections``). O(sections).
@@ -128,10 +143,11 @@ final class LiveState {
     /// Takes the results from a scan of the store (keys and sort values, in order) and
     /// their aggregates: whole rows are loaded when asked for.
     init(query: BoundQuery, scan: OrderedScan, aggregates: AggregateTracker?, position: Int64,
-         lock: @escaping FrozenSections.OwnerLock, loader: @escaping Loader) {
+         lock: @escaping FrozenSections.OwnerLock, loader: @escaping Loader, scanner: Scanner? = nil) {
         engine = IncrementalResults(query: query, scan: scan, loader: loader(query.entity))
         self.lock = lock
         self.loader = loader
+        self.scanner = scanner
         shown = .frozen(FrozenSections(engine, lock: lock))
         self.position = position
         self.aggregates = aggregates
@@ -149,11 +165,18 @@ final class LiveState {
     /// last step, with the aggregates that changed. This is how commits that arrived
     /// while the consumer was busy coalesce.
     ///
+    /// - Parameters:
+    ///   - resyncing: whether the steps hold a re-fetch for a resync: commits went by
+    ///     unread, so a row that stays and that the engine's cache did not hold is reported
+    ///     as updated (its row before is not known).
+    ///   - settle: called once the engine holds the steps, before any row is read as of
+    ///     them (the loader stops taking rows back through them: ``ChangeInbox/settle()``).
     /// - Returns: the change, or nil when neither the results nor the aggregates changed.
-    func apply(_ steps: [ResultsStep]) -> QueryChange? {
-        let steps = unread(steps)
+    func apply(_ steps: [ResultsStep], resyncing: Bool = false, settle: () -> Void = {}) -> QueryChange? {
+        let (steps, readByRefetch) = unread(steps)
         var overflows = takeIntoAggregates(steps)
-        var change = applyToResults(steps)
+        var change = applyToResults(steps, readByRefetch: readByRefetch, resyncing: resyncing, settle: settle)
+        settle()
         var aggregateChange: AggregateChange?
         if let taken = aggregates?.takeChange() {
             aggregateChange = taken.change
@@ -199,13 +222,20 @@ final class LiveState {
 
     /// The steps the results have not read yet: a commit a re-fetch already read (the
     /// re-fetch came after it) is dropped, its rows older than the re-fetched ones.
-    private func unread(_ steps: [ResultsStep]) -> [ResultsStep] {
+    ///
+    /// - Returns: the steps to apply, and the touched rows of commits a re-fetch among them
+    ///   already read (newer than the results the consumer holds, which the re-fetch's
+    ///   change starts from).
+    private func unread(_ steps: [ResultsStep]) -> (steps: [ResultsStep], readByRefetch: [[Value: TouchedRow]]) {
         var steps = steps
+        let start = position
         var reached = position
+        var readByRefetch: [[Value: TouchedRow]] = []
         steps.removeAll { step in
             switch step {
-            case let .touched(_, through):
+            case let .touched(rows, through):
                 defer { reached = max(reached, through) }
+                if through <= reached, through > start { readByRefetch.append(rows) }
                 return through <= reached
             case let .replace(_, _, through):
                 reached = max(reached, through)
@@ -215,12 +245,12 @@ final class LiveState {
             }
         }
         position = reached
-        return steps
+        return (steps, readByRefetch)
     }
 
     /// The steps applied to the results, as one change.
-    private func applyToResults(_ steps: [ResultsStep]) -> QueryChange? {
-        if window != nil { return applyWithDiff(steps) }
+    private func applyToResults(_ steps: [ResultsStep], readByRefetch: [[Value: TouchedRow]], resyncing: Bool, settle: () -> Void) -> QueryChange? {
+        if window != nil { return applyWithDiff(steps, readByRefetch: readByRefetch, resyncing: resyncing, settle: settle) }
         var touched: [Value: TouchedRow] = [:]
         var onlyCommits = true
         for step in steps {
@@ -247,7 +277,7 @@ final class LiveState {
                   change.describeAttributeChanges(for: engine.query.attributeRelevance, rows: { (touched[$0]?.before, touched[$0]?.after) }) else { return nil }
             return change
         }
-        return applyWithDiff(steps)
+        return applyWithDiff(steps, readByRefetch: readByRefetch, resyncing: resyncing, settle: settle)
     }
 
     /// Touched rows as the query sees them (see ``TouchedRow/shown(_:attributeCount:)``).
@@ -279,27 +309,39 @@ final class LiveState {
     /// objects whose row differs from the one the consumer last saw. With a window, the
     /// counts travel with the change when they changed (alone, with an empty group, when
     /// the window's rows did not).
-    private func applyWithDiff(_ steps: [ResultsStep]) -> QueryChange? {
+    private func applyWithDiff(_ steps: [ResultsStep], readByRefetch: [[Value: TouchedRow]], resyncing: Bool, settle: () -> Void) -> QueryChange? {
         let oldShown = shown
         let old = snapshot
         var edits: [UserEdit] = []
         var mustDiff = false
         var countsMayChange = false
-        // The rows the consumer last saw (nil: not in the results), of every key a step changes.
+        // The rows the consumer last saw (nil: not in the results), of every key a commit
+        // since them touched — among the steps, or read by a re-fetch among them — read
+        // before any step is applied to it (the loader takes a row it reads back through the
+        // steps not settled). A key no commit touched has the row the store has: not read.
         var seen: [Value: [Value]?] = [:]
-        func note(_ key: Value) {
-            if seen.index(forKey: key) == nil { seen[key] = .some(engine.row(forKey: key)) }
+        func note(_ rows: [Value: TouchedRow]) {
+            for key in rows.keys where seen.index(forKey: key) == nil {
+                seen[key] = .some(engine.row(forKey: key))
+            }
         }
+        for rows in readByRefetch { note(shown(rows)) }
+        // The engine before the first re-fetch: its cache holds rows as the consumer saw them.
+        var replaced: IncrementalResults?
+        // After a re-fetch, every row of the results as of the last step (nil: not in the
+        // store): what the change compares the rows the consumer saw with, without reading.
+        var latest: [Value: [Value]?]?
         for step in steps {
             switch step {
             case let .touched(rows, _):
                 let (changed, silent) = AttributeRelevance.separatingSilent(shown(rows).filter { $0.value.isChanged }, for: engine.query.attributeRelevance)
+                if latest != nil { for (key, row) in shown(rows) { latest?[key] = row.after } }
                 // Noted before the refresh, so that the rows the consumer saw are named as
                 // they were, as on the path without a diff.
-                for key in silent.keys { note(key) }
+                note(silent)
                 engine.refresh(silent)
                 guard !changed.isEmpty else { continue }
-                for key in changed.keys { note(key) }
+                note(changed)
                 let applied: QueryChange?
                 if CommitPath.cheaper(touched: changed.count, results: engine.count) == .rowByRow {
                     applied = engine.apply(touched: changed)
@@ -308,8 +350,18 @@ final class LiveState {
                 }
                 if let applied, applied.changesCounts { countsMayChange = true }
             case let .replace(query, rows, _):
-                for key in old.lazy.flatMap(\.items) { note(key) }
+                if replaced == nil { replaced = engine }
+                if !resyncing {
+                    // The rows the consumer saw of every key it shows, read in one go before
+                    // the steps settle (the loader takes them back through the steps). After
+                    // a resync, commits went by unread: the rows are what the cache held.
+                    let unnoted = old.lazy.flatMap(\.items).filter { seen.index(forKey: $0) == nil }
+                    // Whole results: one scan, as a re-fetch reads them; a window: its keys.
+                    let read = window == nil ? scanner?(engine.query) ?? engine.rows(forKeys: Array(unnoted)) : engine.rows(forKeys: Array(unnoted))
+                    for key in unnoted { seen[key] = .some(read[key]) }
+                }
                 engine = makeEngine(query: query, rows: rows)
+                latest = Dictionary(rows.lazy.map { (query.key(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
                 mustDiff = true
                 countsMayChange = true
             case let .userEdits(stepEdits):
@@ -324,6 +376,15 @@ final class LiveState {
                 break
             }
         }
+        // The engine holds every step: rows read from here on are as of them.
+        settle()
+        /// The row the consumer saw of a key no commit among the steps touched, when a
+        /// resync's re-fetch may have changed it unseen: what the old engine's cache held;
+        /// `.some(nil)`: not known.
+        func seenBeforeResync(_ key: Value) -> [Value]?? {
+            guard resyncing, let replaced else { return nil }
+            return .some(replaced.heldRow(forKey: key))
+        }
         let now: [ListSection<Value, Value>]
         if var tracker = window {
             now = tracker.place(in: engine)
@@ -335,11 +396,39 @@ final class LiveState {
             shown = frozenResults()
         }
         guard mustDiff || !edits.isEmpty || !seen.isEmpty else { return nil }
+        let entity = (replaced ?? engine).query.entity
         var (change, start) = QueryChange.diff(from: old, editedBy: edits, to: now, isUpdated: { key in
-            guard let before = seen[key] ?? nil, let after = self.engine.row(forKey: key) else { return false }
+            let before: [Value]
+            if let noted = seen[key] {
+                guard let noted else { return false }
+                before = noted
+            } else if let held = seenBeforeResync(key) {
+                // Commits went by unread: a row the cache did not hold may have changed.
+                guard let held else { return true }
+                before = held
+            } else {
+                return false
+            }
+            let after: [Value]?
+            if let latest { after = latest[key] ?? nil } else { after = self.engine.row(forKey: key) }
+            guard let after else { return false }
             // A request bound after the entity gained attributes reads rows with more values.
             return before != Array(after.prefix(before.count))
-        }, removedRow: { seen[$0] ?? self.engine.row(forKey: $0) })
+        }, removedRow: { key in
+            if let noted = seen[key] { return noted }
+            if let held = seenBeforeResync(key) { return held ?? Self.keyOnly(key, entity: entity) }
+            // Still in the results (it left a window), or read below with the others.
+            return replaced == nil ? self.engine.row(forKey: key) : nil
+        })
+
+        if replaced != nil, !resyncing, var read = change {
+            // Keys that left the results untouched by any commit: their rows are the store's.
+            let missing = read.group.objectChanges.filter { $0.type == .delete && read.removedRows[$0.item] == nil }.map(\.item)
+            if !missing.isEmpty {
+                for (key, row) in loader(entity)(missing) { read.removedRows[key] = row }
+                change = read
+            }
+        }
         if window == nil {
             countsSeen = nil
         } else if countsSeen == nil {

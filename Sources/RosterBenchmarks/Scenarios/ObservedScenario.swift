@@ -82,10 +82,42 @@ enum ObservedScenario {
             }
         }
         withExtendedLifetime((live, observed)) {}
+        try measureRequests(size: size, queue: queue, reporter: reporter)
         let added = observedTimes.median - liveTimes.median
         reporter.print(table.line([String(size), Format.summary(liveTimes), Format.summary(observedTimes), Format.milliseconds(added)]))
         reporter.record(.observed, size: size, "live_results.take_change", liveTimes)
         reporter.record(.observed, size: size, "observed_results.refresh", observedTimes)
         reporter.record(.observed, size: size, "observed_results.added_median", added, unit: "ms")
+    }
+
+    /// A search typed into whole results: `LiveResults.setRequest` with a new predicate and
+    /// `takeChange()`, until the change is in hand, against a `ResultsController` fetching
+    /// the new request alone (what any request change must at least read).
+    private static func measureRequests(size: Int, queue: StoreQueue, reporter: BenchmarkReporter) throws {
+        let live = try LiveResults(queue: queue, request: PostFixture.request)
+        var requests = Durations()
+        var refetches = Durations()
+        for round in 0..<6 {
+            var request = PostFixture.request
+            // Every tenth post, then all of them again.
+            request.predicate = round % 2 == 0 ? try QueryPredicate("pinned == YES") : .all
+            let start = MonotonicClock.now()
+            try live.setRequest(request)
+            let change = try live.takeChange()
+            requests.append(MonotonicClock.elapsed(from: start, to: MonotonicClock.now()))
+            if change == nil { reporter.mismatch(.observed, size: size, "request change #\(round): no change") }
+            let refetchStart = MonotonicClock.now()
+            let fetched = request
+            let rows = try queue.read { store in
+                let controller = try ResultsController(store: store, request: fetched)
+                try controller.performFetch()
+                return controller.numberOfObjects
+            }
+            refetches.append(MonotonicClock.elapsed(from: refetchStart, to: MonotonicClock.now()))
+            if rows != live.snapshot.numberOfItems { reporter.mismatch(.observed, size: size, "request change #\(round): \(live.snapshot.numberOfItems) rows, the re-fetch \(rows)") }
+        }
+        reporter.print("  request change (whole results, every tenth post and back), N=\(size): \(Format.summary(requests)) ms; a controller's fetch alone \(Format.summary(refetches)) ms")
+        reporter.record(.observed, size: size, "live_results.request_change", requests)
+        reporter.record(.observed, size: size, "request_refetch", refetches)
     }
 }
