@@ -23,6 +23,12 @@ import RosterUpdates
 /// ``deliver(to:isolation:)``, and ``snapshot`` values for a diffable data source.
 /// Changes arrive in the isolation of whoever awaits them. Take changes from one
 /// consumer at a time.
+///
+/// The results hold each row's key and sort values and a bounded cache of whole rows
+/// (about 45 bytes a row at a million rows). An object the cache lacks is read from the
+/// store under the queue's lock and taken back through the commits the consumer has not
+/// taken: so never read a live results' objects inside a ``StoreQueue`` closure (the lock
+/// is not reentrant), and expect such a read to wait for a write in progress.
 public final class LiveResults: Sendable, LiveQueryRequest {
     /// The store queue the results come from.
     public let queue: StoreQueue

@@ -4,9 +4,10 @@ import Roster
 /// building the change (group, batch, the snapshots before and after, the objects) — on a
 /// ``StoreQueue`` over the scenario's table.
 ///
-/// `LiveResults` keeps its results as a sorted array of whole rows and its changes carry
-/// whole snapshots, so this cost grows with N; the `commit` scenario measures the
-/// incremental `ResultsController`. The commits alternate a new rank (a move, most often)
+/// `LiveResults` keeps its results in the incremental engine (keys and sort values, a
+/// bounded cache of rows) and its changes carry frozen snapshots, so this cost is the
+/// engine's plus reading the changed rows; the `commit` scenario measures the incremental
+/// `ResultsController`. The commits alternate a new rank (a move, most often)
 /// and a new title (an update in place); each change must name the post written.
 enum LiveScenario {
     static let table = TextTable([("N", 9), ("write", 32), ("takeChange()", 32)])
