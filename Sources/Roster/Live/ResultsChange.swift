@@ -153,6 +153,8 @@ public struct ResultsSnapshot: Sendable, Hashable {
         }
     }
 
+    /// Whether two snapshots list the same sections and keys, and the same items to reload
+    /// and reconfigure. Two snapshots of one change compare in O(1); others in O(n).
     public static func == (lhs: ResultsSnapshot, rhs: ResultsSnapshot) -> Bool {
         if case let (.frozen(left), .frozen(right)) = (lhs.storage, rhs.storage), left === right {
             return lhs.reloadedItemIdentifiers == rhs.reloadedItemIdentifiers && lhs.reconfiguredItemIdentifiers == rhs.reconfiguredItemIdentifiers
@@ -161,6 +163,8 @@ public struct ResultsSnapshot: Sendable, Hashable {
             && lhs.reconfiguredItemIdentifiers == rhs.reconfiguredItemIdentifiers
     }
 
+    /// Hashes what `==` compares: the sections and keys (listed, O(n)), and the items to
+    /// reload and reconfigure.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(sections)
         hasher.combine(reloadedItemIdentifiers)
