@@ -89,21 +89,25 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     /// next take.
     private static func scanner(queue: StoreQueue, inbox: ChangeInbox) -> LiveState.Scanner {
         { query in
-            do {
-                return try queue.withStore { store throws(StoreError) -> [Value: [Value]] in
-                    let fetched = try store.readingAtCursor { () throws(StoreError) in try store.fetchCommittedRows(query) }
-                    var rows = Dictionary(fetched.lazy.map { (query.key(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
-                    // A row the steps changed, out of the predicate or not, is the one before them.
-                    for (key, row) in inbox.rowsBeforeAll(attributeCount: query.entity.attributes.count) { rows[key] = row }
-                    return rows
-                }
-            } catch let error as StoreError {
-                inbox.storeDidFailToDeliver(error, mustResync: false)
-                return [:]
-            } catch {
-                inbox.storeDidFailToDeliver(StoreError(.database, "\(error)"), mustResync: false)
-                return [:]
+            reading(queue, reportingTo: inbox) { store throws(StoreError) in
+                let fetched = try store.readingAtCursor { () throws(StoreError) in try store.fetchCommittedRows(query) }
+                var rows = Dictionary(fetched.lazy.map { (query.key(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
+                // A row the steps changed, out of the predicate or not, is the one before them.
+                for (key, row) in inbox.rowsBeforeAll(attributeCount: query.entity.attributes.count) { rows[key] = row }
+                return rows
             }
+        }
+    }
+
+    /// Reads rows under the queue's lock; a failed read gives none and is reported at the
+    /// consumer's next take.
+    private static func reading(_ queue: StoreQueue, reportingTo inbox: ChangeInbox,
+                                _ body: (Store) throws(StoreError) -> [Value: [Value]]) -> [Value: [Value]] {
+        do {
+            return try queue.withStore(body)
+        } catch {
+            inbox.storeDidFailToDeliver(error, mustResync: false)
+            return [:]
         }
     }
 
@@ -114,18 +118,10 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     private static func loader(queue: StoreQueue, inbox: ChangeInbox) -> LiveState.Loader {
         { entity in
             { keys in
-                do {
-                    return try queue.withStore { store throws(StoreError) -> [Value: [Value]] in
-                        var rows = try store.readingAtCursor { () throws(StoreError) in try store.fetchCommittedRows(entity, keys: keys) }
-                        for (key, before) in inbox.rowsBefore(keys, attributeCount: entity.attributes.count) { rows[key] = before }
-                        return rows
-                    }
-                } catch let error as StoreError {
-                    inbox.storeDidFailToDeliver(error, mustResync: false)
-                    return [:]
-                } catch {
-                    inbox.storeDidFailToDeliver(StoreError(.database, "\(error)"), mustResync: false)
-                    return [:]
+                reading(queue, reportingTo: inbox) { store throws(StoreError) in
+                    var rows = try store.readingAtCursor { () throws(StoreError) in try store.fetchCommittedRows(entity, keys: keys) }
+                    for (key, before) in inbox.rowsBefore(keys, attributeCount: entity.attributes.count) { rows[key] = before }
+                    return rows
                 }
             }
         }
@@ -492,16 +488,13 @@ public final class LiveResults: Sendable, LiveQueryRequest {
     private func makeChange(_ change: QueryChange, results: LiveState, commits: Int) -> ResultsChange {
         let entity = results.query.entity
         var objects: [Value: Object] = [:]
-        var reloaded: [Value] = [], reconfigured: [Value] = []
         // The rows in one read: a re-fetch's change may insert every row.
         let keys = change.group.objectChanges.lazy.filter { $0.type != .delete }.map(\.item)
         let read = keys.isEmpty ? [:] : results.engine.rows(forKeys: Array(keys))
         for object in change.group.objectChanges where object.type != .delete {
             if let row = read[object.item] { objects[object.item] = Object(entity: entity, values: row) }
-            if object.type == .update {
-                if adapter.reconfigures(object) { reconfigured.append(object.item) } else { reloaded.append(object.item) }
-            }
         }
+        let (reloaded, reconfigured) = ResultsSnapshot.updatedItems(of: change.group, by: adapter)
         return ResultsChange(
             group: change.group,
             batch: adapter.batch(for: change.group),

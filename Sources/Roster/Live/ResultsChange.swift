@@ -153,6 +153,16 @@ public struct ResultsSnapshot: Sendable, Hashable {
         }
     }
 
+    /// The keys a change's updates name, split as the adapter splits them: those whose
+    /// cells are replaced (`reloadItems`) and those only reconfigured.
+    static func updatedItems(of group: ChangeGroup<Value, Value>, by adapter: BatchAdapter) -> (reloaded: [Value], reconfigured: [Value]) {
+        var reloaded: [Value] = [], reconfigured: [Value] = []
+        for object in group.objectChanges where object.type == .update {
+            if adapter.reconfigures(object) { reconfigured.append(object.item) } else { reloaded.append(object.item) }
+        }
+        return (reloaded, reconfigured)
+    }
+
     /// Whether two snapshots list the same sections and keys, and the same items to reload
     /// and reconfigure. Two snapshots of one change compare in O(1); others in O(n).
     public static func == (lhs: ResultsSnapshot, rhs: ResultsSnapshot) -> Bool {

@@ -169,17 +169,10 @@ extension ColdWindowFeed.Frame {
                                            removedRow: { old.objects[$0]?.values })
         guard let change = diffed ?? (resync.map { QueryChange(group: ChangeGroup(), resync: $0) }) else { return nil }
         var changed: [Value: Object] = [:], deleted: [Value: Object] = [:]
-        var reloaded: [Value] = [], reconfigured: [Value] = []
         for object in change.group.objectChanges {
-            guard object.type != .delete else {
-                deleted[object.item] = old.objects[object.item]
-                continue
-            }
-            changed[object.item] = objects[object.item]
-            if object.type == .update {
-                if adapter.reconfigures(object) { reconfigured.append(object.item) } else { reloaded.append(object.item) }
-            }
+            if object.type == .delete { deleted[object.item] = old.objects[object.item] } else { changed[object.item] = objects[object.item] }
         }
+        let (reloaded, reconfigured) = ResultsSnapshot.updatedItems(of: change.group, by: adapter)
         return ResultsChange(
             group: change.group,
             batch: adapter.batch(for: change.group),
