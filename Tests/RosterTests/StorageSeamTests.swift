@@ -82,7 +82,9 @@ private final class ForwardingBackend: StorageBackend {
         get { base.changeLogRetention }
         set { base.changeLogRetention = newValue }
     }
-    func changes(of entity: Entity, since position: Int64) throws(StoreError) -> CommittedChanges { try base.changes(of: entity, since: position) }
+    func changes(of entity: Entity, since position: Int64, readingRows scope: RowReadScope?) throws(StoreError) -> CommittedChanges {
+        try base.changes(of: entity, since: position, readingRows: scope)
+    }
     func storeIdentifier() throws(StoreError) -> String { try base.storeIdentifier() }
     func noteCommittedState() { base.noteCommittedState() }
     func pruneChanges(of entities: [Entity]) { base.pruneChanges(of: entities) }

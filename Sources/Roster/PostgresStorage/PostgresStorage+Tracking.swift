@@ -117,7 +117,9 @@ extension PostgresStorage {
 
     var changeLogPosition: Int64 { cursor }
 
-    func changes(of entity: Entity, since position: Int64) throws(StoreError) -> CommittedChanges {
+    /// Reads every touched key's row whatever the `scope`: the server's log does not say
+    /// which attributes an update changed.
+    func changes(of entity: Entity, since position: Int64, readingRows scope: RowReadScope?) throws(StoreError) -> CommittedChanges {
         let newest = try newestVisible()
         var changes = CommittedChanges(through: newest)
         let prunedThrough = try reading { connection throws(ServerError) in try Self.meta("pruned_through", names, on: connection) }

@@ -91,6 +91,14 @@ struct BoundQuery: Sendable {
     /// The request's aggregates, bound; nil when it has none.
     let aggregates: BoundAggregates?
 
+    /// The attribute indexes whose change can insert, delete or move an object: the key,
+    /// the sort keys (the section attribute among them) and what the predicate reads.
+    var placingAttributes: Set<Int> { Self.placingAttributes(entity: entity, sort: sort, predicate: predicate) }
+
+    static func placingAttributes(entity: Entity, sort: BoundSort, predicate: BoundPredicate) -> Set<Int> {
+        Set([entity.keyIndex] + sort.attributeIndexes + predicate.referencedAttributes)
+    }
+
     init(_ request: FetchRequest, entity: Entity) throws(RequestBindingError) {
         self.request = request
         self.entity = entity
@@ -186,7 +194,7 @@ struct AttributeRelevance: Sendable {
             isDisplayed[index] = true
         }
         var isPlacing = [Bool](repeating: false, count: entity.attributes.count)
-        for index in [entity.keyIndex] + sort.attributeIndexes + predicate.referencedAttributes { isPlacing[index] = true }
+        for index in BoundQuery.placingAttributes(entity: entity, sort: sort, predicate: predicate) { isPlacing[index] = true }
         if let sectionIndex { isPlacing[sectionIndex] = true }
         self.isDisplayed = isDisplayed
         self.isPlacing = isPlacing

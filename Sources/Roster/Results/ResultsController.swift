@@ -229,11 +229,15 @@ public final class ResultsController: LiveQueryRequest {
             // The window alone, when its anchor is still there; else the whole results,
             // whose order finds the anchor's nearest neighbour.
             let (opened, changes, touched, departed, aggregates, position) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
-                let changes = try store.changes(observedBy: query.entity, since: token.position)
+                // The rows the window showed, and those whose commits may have placed them
+                // differently: a row that only changed what places no row kept its place
+                // outside the window, and is not read (RowReadScope).
+                let savedKeys = token.sections.flatMap(\.items)
+                let scope = RowReadScope(placingAttributes: query.placingAttributes, keys: Set(savedKeys))
+                let changes = try store.changes(observedBy: query.entity, since: token.position, readingRows: scope)
                 let touched = try store.touchedRows(of: query.entity, in: changes)
                 // The rows the token's window showed that no commit since touched, as they
                 // were then and are now, in the same read.
-                let savedKeys = token.sections.flatMap(\.items)
                 let untouched = try store.fetchCommittedRows(query.entity, keys: savedKeys.filter { touched[$0] == nil })
                 let opened = try resumedColdWindow(window, token: token, keys: savedKeys, untouched: untouched, changes: changes, touched: touched)
                 // Rows that left the window untouched (others slid them out).

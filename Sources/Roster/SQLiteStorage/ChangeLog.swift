@@ -8,16 +8,37 @@ extension SchemaCatalog {
     /// older format, and the image columns of `_roster_changes` the widest of them needs
     /// that the table lacks — as SQL to run in the same write transaction as this read.
     static func changeLogs(for entities: [Entity], on connection: Connection) throws(DatabaseError) -> String {
-        let width = try imageColumnCount(on: connection)
+        let columns = try logColumns(on: connection)
         let needed = entities.map(\.attributes.count).max() ?? 0
-        var sql = (width..<max(width, needed)).map { "ALTER TABLE _roster_changes ADD COLUMN \(imageColumn($0));\n" }.joined()
+        var sql = columns.hasChangedMask ? "" : "ALTER TABLE _roster_changes ADD COLUMN \(changedMaskColumn);\n"
+        sql += (columns.images..<max(columns.images, needed)).map { "ALTER TABLE _roster_changes ADD COLUMN \(imageColumn($0));\n" }.joined()
         for entity in entities { sql += changeLog(for: entity) }
         return sql
     }
 
-    /// How many image columns (`old0` …) `_roster_changes` has.
-    static func imageColumnCount(on connection: Connection) throws(DatabaseError) -> Int {
-        Int(try integer("SELECT count(*) FROM pragma_table_info('_roster_changes', 'main') WHERE name GLOB 'old[0-9]*'", on: connection))
+    /// The column of `_roster_changes` in which the update trigger notes which attributes
+    /// the update changed: bit *i* for the attribute number *i* (in the entity's order),
+    /// bit 62 for every attribute from number 62 on. Null in every other entry (an insert,
+    /// a delete, a replace, the store's own batches, a trigger of an older Roster): any
+    /// attribute may have changed. A resume reads the rows of the keys whose updates
+    /// changed nothing that places a row in its results (``RowReadScope``) no more.
+    static let changedMaskColumn = "changed"
+
+    /// The bit of ``changedMaskColumn`` that stands for the attribute number `index`.
+    static func changedMaskBit(ofAttribute index: Int) -> Int64 { 1 << Int64(min(index, 62)) }
+
+    /// What `_roster_changes` has of the columns the change logs write: how many image
+    /// columns (`old0` …), and whether it has ``changedMaskColumn``.
+    static func logColumns(on connection: Connection) throws(DatabaseError) -> ChangeLogColumns {
+        let statement = try connection.prepare("""
+            SELECT count(*) FILTER (WHERE name GLOB 'old[0-9]*'), count(*) FILTER (WHERE name = '\(changedMaskColumn)')
+            FROM pragma_table_info('_roster_changes', 'main')
+            """)
+        defer { statement.reset() }
+        guard try statement.step(), case let .integer(images) = statement.column(0), case let .integer(masks) = statement.column(1) else {
+            throw DatabaseError(code: .corrupt, message: "the columns of _roster_changes could not be read from pragma_table_info")
+        }
+        return ChangeLogColumns(images: Int(images), hasChangedMask: masks > 0)
     }
 
     /// The four triggers that fill the change log of `entity` (replacing those of an older
@@ -41,36 +62,61 @@ extension SchemaCatalog {
         let names = entity.attributes.map { Identifier.quoted($0.name) }
         let images = entity.attributes.indices.map(imageColumn).joined(separator: ", ")
         // Entity names are identifiers (letters, digits, '_'), so they are safe inside a string literal.
-        let log = "INSERT OR IGNORE INTO _roster_changes(entity, key) VALUES ('\(entity.name)',"
-        let logWithImage = "INSERT OR IGNORE INTO _roster_changes(entity, key, \(images))"
+        let log = "\(currentTriggerMark)) VALUES ('\(entity.name)',"
+        let logWithImage = "\(currentTriggerMark), \(images))"
         let old = names.map { "OLD.\($0)" }.joined(separator: ", ")
         // By bytes, whatever collation another process gave the column: `'a'` to `'A'` is a
         // change (the contract orders text by bytes).
-        let changed = names.map { "OLD.\($0) IS NOT NEW.\($0) COLLATE BINARY" }.joined(separator: " OR ")
+        let comparisons = names.map { "OLD.\($0) IS NOT NEW.\($0) COLLATE BINARY" }
+        let changed = comparisons.joined(separator: " OR ")
+        let mask = comparisons.enumerated().map { index, comparison in
+            "((\(comparison)) * \(changedMaskBit(ofAttribute: index)))"
+        }.joined(separator: " | ")
         func trigger(_ kind: String) -> String { Identifier.quoted("_roster_\(entity.name)_\(kind)") }
         var sql = ""
         for kind in ["insert", "replace", "update", "delete"] { sql += "DROP TRIGGER IF EXISTS \(trigger(kind));\n" }
         sql += """
-            CREATE TRIGGER \(trigger("insert")) AFTER INSERT ON \(table) BEGIN \(log) NEW.\(key)); END;
+            CREATE TRIGGER \(trigger("insert")) AFTER INSERT ON \(table) BEGIN \(log) NEW.\(key), NULL); END;
             CREATE TRIGGER \(trigger("replace")) BEFORE INSERT ON \(table) WHEN EXISTS (SELECT 1 FROM \(table) WHERE \(key) = NEW.\(key)) BEGIN
-                \(logWithImage) SELECT '\(entity.name)', NEW.\(key), \(names.joined(separator: ", ")) FROM \(table) WHERE \(key) = NEW.\(key);
+                \(logWithImage) SELECT '\(entity.name)', NEW.\(key), NULL, \(names.joined(separator: ", ")) FROM \(table) WHERE \(key) = NEW.\(key);
             END;
             CREATE TRIGGER \(trigger("update")) AFTER UPDATE ON \(table) WHEN \(changed) BEGIN
-                \(logWithImage) VALUES ('\(entity.name)', OLD.\(key), \(old));
-                INSERT OR IGNORE INTO _roster_changes(entity, key) SELECT '\(entity.name)', NEW.\(key) WHERE NEW.\(key) IS NOT OLD.\(key) COLLATE BINARY;
+                \(logWithImage) VALUES ('\(entity.name)', OLD.\(key), \(mask), \(old));
+                \(currentTriggerMark)) SELECT '\(entity.name)', NEW.\(key), NULL WHERE NEW.\(key) IS NOT OLD.\(key) COLLATE BINARY;
             END;
-            CREATE TRIGGER \(trigger("delete")) AFTER DELETE ON \(table) BEGIN \(logWithImage) VALUES ('\(entity.name)', OLD.\(key), \(old)); END;
+            CREATE TRIGGER \(trigger("delete")) AFTER DELETE ON \(table) BEGIN \(logWithImage) VALUES ('\(entity.name)', OLD.\(key), NULL, \(old)); END;
 
             """
         return sql
     }
 
     /// Text that every trigger of the current format holds and no older format's does
-    /// (they inserted without `OR IGNORE`). An older Roster still open on the file when it
-    /// was upgraded puts its own triggers back when it misses its table of before-images;
-    /// ``hasChangeLog(of:on:)`` and the schema check then take the entity's change log for
-    /// missing, and write the current one again.
-    static let currentTriggerMark = "INSERT OR IGNORE INTO _roster_changes"
+    /// (they inserted without `OR IGNORE`, or without ``changedMaskColumn``). An older
+    /// Roster still open on the file when it was upgraded puts its own triggers back when
+    /// it misses its table of before-images; ``hasChangeLog(of:on:)`` and the schema check
+    /// then take the entity's change log for missing, and write the current one again.
+    /// (A Roster of the same log format that predates the mask finds its own text,
+    /// `INSERT OR IGNORE INTO _roster_changes`, in these triggers, and keeps them.)
+    static let currentTriggerMark = "INSERT OR IGNORE INTO _roster_changes(entity, key, \(changedMaskColumn)"
+
+    /// Text that every trigger a store reads from holds: those of the current format, and
+    /// those of the same log format written before ``changedMaskColumn`` (their entries have
+    /// no mask, so every touched row is read). A read-only store, which cannot write the
+    /// current ones, takes these for whole change logs.
+    static let readableTriggerMark = "INSERT OR IGNORE INTO _roster_changes"
+
+    /// The mark of the triggers a store on `connection` takes for an entity's change log:
+    /// ``currentTriggerMark``, or ``readableTriggerMark`` when it cannot write them.
+    static func triggerMark(on connection: Connection) -> String {
+        connection.isReadOnly ? readableTriggerMark : currentTriggerMark
+    }
+
+    /// Whether `_roster_changes` with these columns holds an entity's change log of
+    /// `attributeCount` attributes, for a store on `connection`: an image column for each
+    /// attribute, and the mask unless the store cannot add it.
+    static func logColumnsFit(_ columns: ChangeLogColumns, attributeCount: Int, on connection: Connection) -> Bool {
+        columns.images >= attributeCount && (columns.hasChangedMask || connection.isReadOnly)
+    }
 
     /// The names of the triggers that make up an entity's change log, lowercased, as
     /// SQLite compares names.
@@ -90,6 +136,15 @@ extension SchemaCatalog {
         let version = try connection.schemaVersion()
         let names = try ChangeLogNames.read(on: connection, version: version)
         guard names.hasTriggers(of: entity) else { return false }
-        return try imageColumnCount(on: connection) >= entity.attributes.count
+        return logColumnsFit(try logColumns(on: connection), attributeCount: entity.attributes.count, on: connection)
     }
+}
+
+/// What `_roster_changes` has of the columns the change logs write
+/// (``SchemaCatalog/logColumns(on:)``).
+struct ChangeLogColumns {
+    /// How many image columns (`old0` …).
+    let images: Int
+    /// Whether it has ``SchemaCatalog/changedMaskColumn``.
+    let hasChangedMask: Bool
 }

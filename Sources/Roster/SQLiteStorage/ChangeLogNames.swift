@@ -13,14 +13,15 @@ struct ChangeLogNames {
     /// The schema version the names hold for.
     var version: Int64
 
-    /// Reads the names in one pass over `sqlite_schema`.
+    /// Reads the names in one pass over `sqlite_schema`: those of the triggers a store on
+    /// `connection` takes for change logs (``SchemaCatalog/triggerMark(on:)``).
     ///
     /// - Parameter version: the schema version read before, in the same transaction or
     ///   earlier (never later: names read before a change must not pass for the state
     ///   after it).
     static func read(on connection: Connection, version: Int64) throws(DatabaseError) -> ChangeLogNames {
         let statement = try connection.prepare("SELECT lower(name) FROM sqlite_schema WHERE type = 'trigger' AND name LIKE '\\_roster\\_%' ESCAPE '\\' AND instr(sql, ?) > 0")
-        try statement.bind([.string(SchemaCatalog.currentTriggerMark)])
+        try statement.bind([.string(SchemaCatalog.triggerMark(on: connection))])
         defer { statement.reset() }
         var names: Set<String> = []
         while try statement.step() {

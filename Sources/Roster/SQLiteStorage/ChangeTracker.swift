@@ -108,7 +108,8 @@ final class ChangeTracker {
                 rows = Self.sum(rows, batch.rowsBeyondEntries)
                 // Consumed: a copy left here would make the table shared, and the first change
                 // to it would copy all of it (a tenth of a bulk commit at 1M rows).
-                let touched = try touchedRows(of: entity, after: cursor, through: newest, batches: consume batch, readingTriggerEntries: readsTriggerEntries)
+                let touched = try touchedRows(of: entity, after: cursor, through: newest, batches: consume batch,
+                                              readingTriggerEntries: readsTriggerEntries, scope: nil)
                 changes.rowsByEntity[entity.name] = touched.rows
                 if let resync = touched.resync { changes.resync = changes.resync ?? resync }
             }
@@ -124,8 +125,9 @@ final class ChangeTracker {
     /// newest: each touched key's row at `position` and now, in the caller's read
     /// transaction. The cursor stays where it is. A `resync` when the log no longer reaches
     /// back to `position` (pruned past it), or `position` is past its newest entry (the
-    /// log is not the one `position` was read from).
-    func changes(of entity: Entity, since position: Int64) throws(DatabaseError) -> CommittedChanges {
+    /// log is not the one `position` was read from). With a `scope`, the keys it leaves
+    /// unread (``RowReadScope``) are counted in ``CommittedChanges/unreadRows`` instead.
+    func changes(of entity: Entity, since position: Int64, readingRows scope: RowReadScope? = nil) throws(DatabaseError) -> CommittedChanges {
         let newest = try newestEntry()
         var changes = CommittedChanges(through: newest)
         let prunedThrough = try Self.integer(from: prunedStatement)
@@ -137,9 +139,10 @@ final class ChangeTracker {
         let batches = try readBatches(of: entity, after: position, through: newest)
         let readsTriggerEntries = batches.entries < Self.span(from: position, to: newest)
         let touched = try touchedRows(of: entity, after: position, through: newest, batches: consume batches,
-                                      readingTriggerEntries: readsTriggerEntries)
+                                      readingTriggerEntries: readsTriggerEntries, scope: scope)
         changes.rowsByEntity[entity.name] = touched.rows
         changes.resync = touched.resync
+        changes.unreadRows = touched.unread
         return changes
     }
 
@@ -288,15 +291,17 @@ final class ChangeTracker {
 
     /// The entity's touched keys after `first` through `last`, with their rows at the
     /// cursor and now: from its batches, and from the trigger entries when
-    /// `readingTriggerEntries`.
+    /// `readingTriggerEntries`; with a `scope`, less the trigger entries' keys it leaves
+    /// unread (`unread` counts them).
     private func touchedRows(
-        of entity: Entity, after first: Int64, through last: Int64, batches: consuming EntityBatches, readingTriggerEntries: Bool
-    ) throws(DatabaseError) -> (rows: [Value: TouchedRow], resync: ResyncReason?) {
+        of entity: Entity, after first: Int64, through last: Int64, batches: consuming EntityBatches, readingTriggerEntries: Bool,
+        scope: RowReadScope?
+    ) throws(DatabaseError) -> (rows: [Value: TouchedRow], resync: ResyncReason?, unread: Int) {
         if let resolved = batches.rows {
             if !readingTriggerEntries {
                 // Only this store wrote: the rows came with its batches.
                 ownImages?.noteRowsTaken(resolved.count)
-                return (resolved, batches.resync)
+                return (resolved, batches.resync, 0)
             }
             // Other connections wrote too: their entries are merged with the batches'
             // entries, read again the long way.
@@ -306,10 +311,11 @@ final class ChangeTracker {
         batches.keys = [:]
         var resync = batches.resync
         var rows: [Value: TouchedRow] = [:]
+        var unread = 0
         let attributes = entity.attributes
         if readingTriggerEntries {
             rows.reserveCapacity(batched.count)
-            try readTriggerEntries(of: entity, after: first, through: last, batched: &batched, resync: &resync, into: &rows)
+            unread = try readTriggerEntries(of: entity, after: first, through: last, scope: scope, batched: &batched, resync: &resync, into: &rows)
         }
         if !batched.isEmpty {
             rows.reserveCapacity(rows.count + batched.count)
@@ -328,21 +334,26 @@ final class ChangeTracker {
                 rows[key] = TouchedRow(before: before, after: after)
             }
         }
-        return (rows, resync)
+        return (rows, resync, unread)
     }
 
     /// Reads the trigger entries of the entity in the window, with their rows before and
     /// now in one join, into `rows`; a key whose batch entry came first takes its row before
-    /// from the batch (and leaves `batched`).
+    /// from the batch (and leaves `batched`). Returns how many keys the `scope` left
+    /// unread: their updates changed no placing attribute (the log's mask says so), no
+    /// batch names them, and the scope does not ask for them.
     private func readTriggerEntries(
-        of entity: Entity, after first: Int64, through last: Int64,
+        of entity: Entity, after first: Int64, through last: Int64, scope: RowReadScope?,
         batched: inout [Value: BatchedKey], resync: inout ResyncReason?, into rows: inout [Value: TouchedRow]
-    ) throws(DatabaseError) {
+    ) throws(DatabaseError) -> Int {
         // Entries the triggers wrote (other connections, or this one while a trigger not the
-        // store's own is in the file), with their rows before and now in one join.
+        // store's own is in the file), with their rows before and now in one join; with a
+        // scope, the row now only of the keys some entry says may have moved.
         let statement = try rowStatement(for: entity)
-        try statement.bind([.integer(first), .integer(last), .string(entity.name)])
+        let placing = scope.map { $0.placingAttributes.reduce(Int64(0)) { $0 | SchemaCatalog.changedMaskBit(ofAttribute: $1) } }
+        try statement.bind([.integer(first), .integer(last), .string(entity.name), .integer(placing ?? -1), .integer(scope == nil ? 1 : 0)])
         defer { statement.reset() }
+        var unread = 0
         let attributes = entity.attributes
         func row(startingAt offset: Int) -> [Value] {
             var values: [Value] = []
@@ -352,12 +363,26 @@ final class ChangeTracker {
             }
             return values
         }
-        // Columns: the key, its first entry, whether a before-image exists, the before-image, the row now.
-        let afterOffset = 3 + attributes.count
+        // Columns: the key, its first entry, whether a before-image exists, the before-image,
+        // whether the row now was read, the row now.
+        let afterOffset = 4 + attributes.count
         while try statement.step() {
             let key = statement.column(0, as: entity.key.type)
             let hadRow = statement.column(2) == .integer(1)
-            let hasRow = !statement.column(afterOffset + entity.keyIndex).isNull
+            var after: [Value]?
+            if statement.column(3 + attributes.count) == .integer(1) {
+                after = statement.column(afterOffset + entity.keyIndex).isNull ? nil : row(startingAt: afterOffset)
+            } else if hadRow, batched[key] == nil, let scope, !scope.keys.contains(key) {
+                // Updates alone, none of them to a placing attribute: the scope leaves it.
+                unread += 1
+                continue
+            } else {
+                // Asked for all the same (a batch or the scope names it).
+                let read = try lookupStatement(for: entity)
+                try read.bind([key])
+                defer { read.reset() }
+                if try read.step() { after = attributes.indices.map { read.column($0, as: attributes[$0].type) } }
+            }
             var before = hadRow ? row(startingAt: 3) : nil
             if let earlier = batched.removeValue(forKey: key), case let .integer(firstEntry) = statement.column(1), earlier.seq < firstEntry {
                 // The batch came first; the trigger's row before is as its writes left it.
@@ -366,8 +391,9 @@ final class ChangeTracker {
                 case .unknown: resync = resync ?? .readFailed
                 }
             }
-            rows[key] = TouchedRow(before: before, after: hasRow ? row(startingAt: afterOffset) : nil)
+            rows[key] = TouchedRow(before: before, after: after)
         }
+        return unread
     }
 
     /// Drops compiled statements, after an entity's columns changed.
@@ -405,11 +431,18 @@ final class ChangeTracker {
         let columns = entity.attributes.map { "t.\(Identifier.quoted($0.name))" }.joined(separator: ", ")
         // A key's first entry after the cursor holds its row at the cursor (none for an
         // insert: an image has its key, which is never null).
+        // The row now is read for a key when ?5 says so (no scope), or when one of its entries
+        // may have moved it: an entry with no mask (an insert, a delete, a replace, an older
+        // trigger) or one whose mask meets ?4, the placing attributes' bits. A file that a
+        // read-only store reads may predate the mask: every entry then has none.
+        let mask = try SchemaCatalog.logColumns(on: reader).hasChangedMask ? SchemaCatalog.changedMaskColumn : "NULL"
+        let key = Identifier.quoted(entity.key.name)
         let statement = try reader.prepare("""
-            SELECT c.key, c.first, b.\(SchemaCatalog.imageColumn(entity.keyIndex)) IS NOT NULL, \(images), \(columns)
-            FROM (SELECT key, min(seq) AS first FROM _roster_changes WHERE seq > ? AND seq <= ? AND entity = ? AND key IS NOT NULL GROUP BY key) AS c
+            SELECT c.key, c.first, b.\(SchemaCatalog.imageColumn(entity.keyIndex)) IS NOT NULL, \(images), c.reads, \(columns)
+            FROM (SELECT key, min(seq) AS first, max(?5 OR \(mask) IS NULL OR (\(mask) & ?4) != 0) AS reads
+                  FROM _roster_changes WHERE seq > ?1 AND seq <= ?2 AND entity = ?3 AND key IS NOT NULL GROUP BY key) AS c
             LEFT JOIN _roster_changes AS b ON b.seq = c.first
-            LEFT JOIN \(Identifier.quoted(entity.name)) AS t ON t.\(Identifier.quoted(entity.key.name)) = c.key AND t.\(Identifier.quoted(entity.key.name)) = c.key COLLATE BINARY
+            LEFT JOIN \(Identifier.quoted(entity.name)) AS t ON c.reads AND t.\(key) = c.key AND t.\(key) = c.key COLLATE BINARY
             """)
         rowStatements[entity.name] = statement
         return statement

@@ -32,8 +32,8 @@ extension SQLiteStorage {
 
     var changeLogPosition: Int64 { tracker.cursor }
 
-    func changes(of entity: Entity, since position: Int64) throws(StoreError) -> CommittedChanges {
-        do { return try tracker.changes(of: entity, since: position) } catch { throw .database(error) }
+    func changes(of entity: Entity, since position: Int64, readingRows scope: RowReadScope?) throws(StoreError) -> CommittedChanges {
+        do { return try tracker.changes(of: entity, since: position, readingRows: scope) } catch { throw .database(error) }
     }
 
     func storeIdentifier() throws(StoreError) -> String {
@@ -75,16 +75,16 @@ extension SQLiteStorage {
 
     func findTracking(of entities: [Entity]) throws(StoreError) -> [Entity] {
         let logs: ChangeLogNames
-        let width: Int
+        let columns: ChangeLogColumns
         do {
             logs = try currentChangeLogNames()
-            width = try SchemaCatalog.imageColumnCount(on: writer)
+            columns = try SchemaCatalog.logColumns(on: writer)
         } catch {
             throw .database(error)
         }
         var untracked: [Entity] = []
         for entity in entities {
-            if logs.hasTriggers(of: entity) && width >= entity.attributes.count {
+            if logs.hasTriggers(of: entity) && SchemaCatalog.logColumnsFit(columns, attributeCount: entity.attributes.count, on: writer) {
                 entitiesWithChangeLog.insert(entity.name)
             } else {
                 untracked.append(entity)
@@ -104,19 +104,25 @@ extension SQLiteStorage {
         do throws(StoreError) {
             let versionBefore: Int64
             let logs: ChangeLogNames
-            let width: Int
+            let columns: ChangeLogColumns
             do {
                 versionBefore = try writer.schemaVersion()
                 // Under the write lock: kept when nobody changed the schema since.
-                logs = changeLogNames?.version == versionBefore ? changeLogNames! : try ChangeLogNames.read(on: writer, version: versionBefore)
-                width = try SchemaCatalog.imageColumnCount(on: writer)
+                if let known = changeLogNames, known.version == versionBefore {
+                    logs = known
+                } else {
+                    logs = try ChangeLogNames.read(on: writer, version: versionBefore)
+                }
+                columns = try SchemaCatalog.logColumns(on: writer)
             } catch {
                 throw .database(error)
             }
             var missing: [Entity] = []
             for known in entities {
                 let entity = try SchemaCatalog.recordedEntity(named: known.name, on: writer) ?? known
-                if !(logs.hasTriggers(of: entity) && width >= entity.attributes.count) { missing.append(entity) }
+                if !(logs.hasTriggers(of: entity) && SchemaCatalog.logColumnsFit(columns, attributeCount: entity.attributes.count, on: writer)) {
+                    missing.append(entity)
+                }
             }
             let versionAfter: Int64
             do {

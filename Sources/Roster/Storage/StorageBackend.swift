@@ -127,13 +127,14 @@ protocol StorageBackend: AnyObject {
     /// own writes for a delivery (SQLite's ``OwnRowImages``) starts with the next write.
     func willDeliver(_ entityNames: [String])
     /// The last change-log entry read: the committed state live queries show. A position
-    /// to ask ``changes(of:since:)`` about later, in this process or another.
+    /// to ask ``changes(of:since:readingRows:)`` about later, in this process or another.
     var changeLogPosition: Int64 { get }
     /// What committed writes did to the entity's rows after `position` through the
     /// newest entry, with each touched key's row at `position` and now, without moving
     /// the cursor; `resync` set when the log no longer reaches back to `position`. Called
-    /// in the read transaction.
-    func changes(of entity: Entity, since position: Int64) throws(StoreError) -> CommittedChanges
+    /// in the read transaction. With a `scope`, the keys it leaves unread are not in the
+    /// changes (``CommittedChanges/unreadRows`` counts them).
+    func changes(of entity: Entity, since position: Int64, readingRows scope: RowReadScope?) throws(StoreError) -> CommittedChanges
     /// The database's own identifier, the same for every store on it, in every process:
     /// what a resume token is checked against.
     func storeIdentifier() throws(StoreError) -> String

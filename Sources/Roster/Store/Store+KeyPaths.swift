@@ -59,13 +59,16 @@ extension Store {
 
     /// What committed writes did since `position` to the entity and to every entity its
     /// key paths reach, in one ``CommittedChanges`` (see
-    /// ``StorageBackend/changes(of:since:)``); `resync` set when the log no longer reaches
-    /// back for one of them.
-    func changes(observedBy entity: Entity, since position: Int64) throws(StoreError) -> CommittedChanges {
+    /// ``StorageBackend/changes(of:since:readingRows:)``); `resync` set when the log no
+    /// longer reaches back for one of them. A `scope` applies to an entity without key
+    /// paths alone (another's rows change with the objects they refer to).
+    func changes(observedBy entity: Entity, since position: Int64, readingRows scope: RowReadScope? = nil) throws(StoreError) -> CommittedChanges {
         var merged = CommittedChanges()
+        let scope = entity.keyPaths == nil ? scope : nil
         for name in entity.observedNames {
-            let changes = try storage.changes(of: self.definedEntity(named: name), since: position)
+            let changes = try storage.changes(of: self.definedEntity(named: name), since: position, readingRows: scope)
             merged.rowsByEntity[name] = changes.rowsByEntity[name]
+            merged.unreadRows += changes.unreadRows
             merged.resync = merged.resync ?? changes.resync
             merged.through = max(merged.through, changes.through)
         }

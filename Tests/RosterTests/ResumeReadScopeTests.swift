@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+@testable import Roster
+import RosterTestSupport
+
+/// A resume reads the rows that can enter, leave or move in its window, and the rows it
+/// showed — not every row the log names: the update trigger notes which attributes each
+/// update changed (`_roster_changes.changed`), and a row whose updates changed nothing
+/// that places it stays where it was (issue 37).
+@Suite("Resumes read what can move")
+struct ResumeReadScopeTests {
+    typealias File = ResumeTokenTests.File
+
+    /// The mask of the newest log entry for `key`, read on a connection of its own.
+    func newestMask(of key: String, in path: String) throws -> Value {
+        let connection = try Connection(path: path)
+        defer { connection.close() }
+        let statement = try connection.prepare("SELECT changed FROM _roster_changes WHERE key = ? ORDER BY seq DESC LIMIT 1")
+        try statement.bind([.string(key)])
+        defer { statement.reset() }
+        #expect(try statement.step())
+        return statement.column(0)
+    }
+
+    /// Watches Msg once in a store of its own, so that its change log exists.
+    func watch(_ path: String) throws {
+        let store = try Store(path: path)
+        let controller = try ResultsController(store: store, request: ResumeTokenTests.request)
+        try controller.performFetch()
+    }
+
+    @Test func theUpdateTriggerNotesWhichAttributesChanged() throws {
+        let file = try File()
+        try watch(file.path)
+        let other = try ExternalConnection(path: file.path)
+        // Msg's attributes: id (0), n (1), text (2).
+        try other.execute("UPDATE Msg SET text = 'x' WHERE id = 'm01'")
+        #expect(try newestMask(of: "m01", in: file.path) == .integer(0b100))
+        try other.execute("UPDATE Msg SET n = n + 1, text = 'y' WHERE id = 'm02'")
+        #expect(try newestMask(of: "m02", in: file.path) == .integer(0b110))
+        // 'x' to 'X' is a change by bytes, whatever the column's collation.
+        try other.execute("UPDATE Msg SET text = 'X' WHERE id = 'm01'")
+        #expect(try newestMask(of: "m01", in: file.path) == .integer(0b100))
+        // A new key: the old key's entry names the key; the new one has no mask.
+        try other.execute("UPDATE Msg SET id = 'm03b' WHERE id = 'm03'")
+        #expect(try newestMask(of: "m03", in: file.path) == .integer(0b001))
+        #expect(try newestMask(of: "m03b", in: file.path) == .null)
+        try other.execute("INSERT INTO Msg VALUES ('new', 1, 't')")
+        #expect(try newestMask(of: "new", in: file.path) == .null)
+        try other.execute("DELETE FROM Msg WHERE id = 'm04'")
+        #expect(try newestMask(of: "m04", in: file.path) == .null)
+        try other.execute("INSERT OR REPLACE INTO Msg VALUES ('m05', 50, 'replaced')")
+        #expect(try newestMask(of: "m05", in: file.path) == .null)
+    }
+
+    @Test func attributesFromTheSixtyThirdOnShareTheLastBit() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("roster-mask-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("store.sqlite").path
+        do {
+            let store = try Store(path: path)
+            try store.define(Entity("Wide", key: "id", attributes: [Attribute("id", .string)] + (1..<70).map { Attribute("a\($0)", .integer) }))
+            try store.insert("Wide", ["id": "w"])
+            let controller = try ResultsController(store: store, request: FetchRequest(entity: "Wide", sortKeys: [SortKey("a1")]))
+            try controller.performFetch()
+        }
+        let other = try ExternalConnection(path: path)
+        try other.execute("UPDATE Wide SET a65 = 1 WHERE id = 'w'")
+        #expect(try newestMask(of: "w", in: path) == .integer(1 << 62))
+        try other.execute("UPDATE Wide SET a61 = 1, a62 = 1 WHERE id = 'w'")
+        #expect(try newestMask(of: "w", in: path) == .integer(1 << 61 | 1 << 62))
+    }
+
+    @Test func aResumedWindowLeavesUnreadTheRowsWhoseUpdatesPlaceNothing() throws {
+        let file = try File()
+        var saved: [ListSection<Value, Value>] = []
+        let token: ResumeToken
+        do {
+            let store = try Store(path: file.path)
+            let (controller, _) = try ResumeTokenTests().openController(store, window: .offset(10, length: 5))
+            saved = controller.snapshot
+            token = try controller.resumeToken()
+        }
+        #expect(saved == sections([(.null, ["m11", "m12", "m13", "m14", "m15"])]))
+        let other = try ExternalConnection(path: file.path)
+        try other.execute("""
+            UPDATE Msg SET text = 'far below' WHERE id >= 'm30';
+            UPDATE Msg SET text = 'above, twice' WHERE id = 'm05';
+            UPDATE Msg SET text = 'above, again' WHERE id = 'm05';
+            UPDATE Msg SET text = 'shown' WHERE id = 'm12';
+            UPDATE Msg SET n = 125, text = 'moved in' WHERE id = 'm35';
+            UPDATE Msg SET n = 5 WHERE id = 'm20';
+            """)
+        // m30…m40 but m35 (10) and m05: updates of `text` alone, which places nothing.
+        let store = try Store(path: file.path)
+        let entity = try store.definedEntity(named: "Msg")
+        let query = try store.bind(ResumeTokenTests.request)
+        let scope = RowReadScope(placingAttributes: query.placingAttributes, keys: Set(saved.flatMap(\.items)))
+        let changes = try store.readingAtCursor(observing: ["Msg"]) { () throws(StoreError) in
+            try store.changes(observedBy: entity, since: token.position, readingRows: scope)
+        }
+        #expect(changes.unreadRows == 11)
+        #expect(Set(changes.rowsByEntity["Msg"]?.keys ?? [:].keys) == ["m12", "m35", "m20"])
+        // Read without a scope, every key is there.
+        let all = try store.readingAtCursor(observing: ["Msg"]) { () throws(StoreError) in
+            try store.changes(observedBy: entity, since: token.position)
+        }
+        #expect(all.unreadRows == 0 && all.rowsByEntity["Msg"]?.count == 14)
+        // A request whose predicate reads `text` is placed by it: every key is read.
+        let filtered = try store.bind(FetchRequest(entity: "Msg", predicate: try QueryPredicate("text != 'hidden'"), sortKeys: [SortKey("n")]))
+        let filteredChanges = try store.readingAtCursor(observing: ["Msg"]) { () throws(StoreError) in
+            try store.changes(observedBy: entity, since: token.position,
+                              readingRows: RowReadScope(placingAttributes: filtered.placingAttributes, keys: []))
+        }
+        #expect(filtered.placingAttributes == [0, 1, 2])
+        #expect(filteredChanges.unreadRows == 0 && filteredChanges.rowsByEntity["Msg"]?.count == 14)
+
+        // The resume is as exact as a fresh window: m20 went to the top, which slid the
+        // window one row down; m35 moved into it; m12 changed where it is shown.
+        let resumed = try ResultsController(store: store, request: ResumeTokenTests.request)
+        let recorder = GroupRecorder()
+        resumed.delegate = recorder
+        try resumed.performFetch(resumingFrom: token)
+        let (fresh, _) = try ResumeTokenTests().openController(store, window: .offset(10, length: 5))
+        #expect(resumed.snapshot == fresh.snapshot)
+        #expect(resumed.snapshot == sections([(.null, ["m10", "m11", "m12", "m35", "m13"])]))
+        let group = try #require(recorder.takeGroups().first)
+        #expect(try group.apply(to: saved) == resumed.snapshot)
+        #expect(group.objectChanges.filter { $0.type == .update }.map(\.item) == ["m12"])
+        #expect(resumed.object(at: IndexPath(item: 2, section: 0))?["text"] == "shown")
+    }
+
+    /// Rewrites Msg's change log as a Roster of log format 7 wrote it before the mask:
+    /// no column `changed`, triggers without it.
+    func makeTriggersWithoutMask(at path: String) throws {
+        let connection = try Connection(path: path)
+        defer { connection.close() }
+        var sql = "BEGIN IMMEDIATE;\n"
+        for kind in ["insert", "replace", "update", "delete"] { sql += "DROP TRIGGER \"_roster_Msg_\(kind)\";\n" }
+        sql += """
+            ALTER TABLE _roster_changes DROP COLUMN changed;
+            CREATE TRIGGER "_roster_Msg_insert" AFTER INSERT ON "Msg" BEGIN INSERT OR IGNORE INTO _roster_changes(entity, key) VALUES ('Msg', NEW."id"); END;
+            CREATE TRIGGER "_roster_Msg_replace" BEFORE INSERT ON "Msg" WHEN EXISTS (SELECT 1 FROM "Msg" WHERE "id" = NEW."id") BEGIN
+                INSERT OR IGNORE INTO _roster_changes(entity, key, old0, old1, old2) SELECT 'Msg', NEW."id", "id", "n", "text" FROM "Msg" WHERE "id" = NEW."id";
+            END;
+            CREATE TRIGGER "_roster_Msg_update" AFTER UPDATE ON "Msg" WHEN OLD."id" IS NOT NEW."id" COLLATE BINARY OR OLD."n" IS NOT NEW."n" COLLATE BINARY OR OLD."text" IS NOT NEW."text" COLLATE BINARY BEGIN
+                INSERT OR IGNORE INTO _roster_changes(entity, key, old0, old1, old2) VALUES ('Msg', OLD."id", OLD."id", OLD."n", OLD."text");
+                INSERT OR IGNORE INTO _roster_changes(entity, key) SELECT 'Msg', NEW."id" WHERE NEW."id" IS NOT OLD."id" COLLATE BINARY;
+            END;
+            CREATE TRIGGER "_roster_Msg_delete" AFTER DELETE ON "Msg" BEGIN INSERT OR IGNORE INTO _roster_changes(entity, key, old0, old1, old2) VALUES ('Msg', OLD."id", OLD."id", OLD."n", OLD."text"); END;
+            COMMIT;
+            """
+        try connection.execute(sql)
+    }
+
+    @Test func aReadOnlyStoreResumesOnTriggersWrittenBeforeTheMask() throws {
+        let file = try File()
+        let token: ResumeToken
+        do {
+            let store = try Store(path: file.path)
+            let (controller, _) = try ResumeTokenTests().openController(store, window: .offset(10, length: 5))
+            token = try controller.resumeToken()
+        }
+        try makeTriggersWithoutMask(at: file.path)
+        let other = try ExternalConnection(path: file.path)
+        try other.execute("UPDATE Msg SET text = 'old trigger' WHERE id IN ('m12', 'm30'); UPDATE Msg SET n = 5 WHERE id = 'm20'")
+        let reader = try Store(path: file.path, readOnly: true)
+        let resumed = try ResultsController(store: reader, request: ResumeTokenTests.request)
+        let recorder = GroupRecorder()
+        resumed.delegate = recorder
+        try resumed.performFetch(resumingFrom: token)
+        #expect(resumed.snapshot == sections([(.null, ["m10", "m11", "m12", "m13", "m14"])]))
+        #expect(recorder.takeGroups().first?.objectChanges.filter { $0.type == .update }.map(\.item) == ["m12"])
+        // Without a mask, every key is read: nothing is left unread.
+        let entity = try reader.definedEntity(named: "Msg")
+        let changes = try reader.readingAtCursor(observing: ["Msg"]) { () throws(StoreError) in
+            try reader.changes(observedBy: entity, since: token.position,
+                               readingRows: RowReadScope(placingAttributes: [0, 1], keys: []))
+        }
+        #expect(changes.unreadRows == 0 && changes.rowsByEntity["Msg"]?.count == 3)
+    }
+
+    @Test func aStoreThatWritesPutsTheMaskBackOnTriggersWrittenBeforeIt() throws {
+        let file = try File()
+        try watch(file.path)
+        try makeTriggersWithoutMask(at: file.path)
+        let other = try ExternalConnection(path: file.path)
+        try other.execute("UPDATE Msg SET text = 'unmasked' WHERE id = 'm01'")
+        try watch(file.path)
+        // The column came back empty for the entries written before it.
+        #expect(try newestMask(of: "m01", in: file.path) == .null)
+        try other.execute("UPDATE Msg SET text = 'masked' WHERE id = 'm01'")
+        #expect(try newestMask(of: "m01", in: file.path) == .integer(0b100))
+    }
+}
