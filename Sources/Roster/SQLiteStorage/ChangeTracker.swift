@@ -19,6 +19,10 @@ final class ChangeTracker {
     /// The newest `pruned_through` read from the file.
     private var knownPrunedThrough: Int64 = 0
     private var rowStatements: [String: Statement] = [:]
+    /// ``scopedEntryStatement(for:)`` by entity name.
+    private var scopedEntryStatements: [String: Statement] = [:]
+    /// ``imageStatement(for:)`` by entity name.
+    private var imageStatements: [String: Statement] = [:]
     private var lookupStatements: [String: Statement] = [:]
     private var batches: Statement?
     private let maxStatement: Statement
@@ -339,66 +343,117 @@ final class ChangeTracker {
 
     /// Reads the trigger entries of the entity in the window, with their rows before and
     /// now in one join, into `rows`; a key whose batch entry came first takes its row before
-    /// from the batch (and leaves `batched`). Returns how many keys the `scope` left
-    /// unread: their updates changed no placing attribute (the log's mask says so), no
-    /// batch names them, and the scope does not ask for them.
+    /// from the batch (and leaves `batched`). With a `scope`, reads the entries alone
+    /// (``readTriggerEntries(of:after:through:scope:batched:resync:into:)``) and returns
+    /// how many keys it left unread.
     private func readTriggerEntries(
         of entity: Entity, after first: Int64, through last: Int64, scope: RowReadScope?,
         batched: inout [Value: BatchedKey], resync: inout ResyncReason?, into rows: inout [Value: TouchedRow]
     ) throws(DatabaseError) -> Int {
-        // Entries the triggers wrote (other connections, or this one while a trigger not the
-        // store's own is in the file), with their rows before and now in one join; with a
-        // scope, the row now only of the keys some entry says may have moved.
-        let statement = try rowStatement(for: entity)
-        let placing = scope.map { $0.placingAttributes.reduce(Int64(0)) { $0 | SchemaCatalog.changedMaskBit(ofAttribute: $1) } }
-        try statement.bind([.integer(first), .integer(last), .string(entity.name), .integer(placing ?? -1), .integer(scope == nil ? 1 : 0)])
-        defer { statement.reset() }
-        var unread = 0
-        let attributes = entity.attributes
-        func row(startingAt offset: Int) -> [Value] {
-            var values: [Value] = []
-            values.reserveCapacity(attributes.count)
-            for (index, attribute) in attributes.enumerated() {
-                values.append(statement.column(offset + index, as: attribute.type))
-            }
-            return values
+        if let scope {
+            return try readTriggerEntries(of: entity, after: first, through: last, scope: scope, batched: &batched, resync: &resync, into: &rows)
         }
-        // Columns: the key, its first entry, whether a before-image exists, the before-image,
-        // whether the row now was read, the row now.
-        let afterOffset = 4 + attributes.count
+        // Entries the triggers wrote (other connections, or this one while a trigger not the
+        // store's own is in the file), with their rows before and now in one join.
+        let statement = try rowStatement(for: entity)
+        try statement.bind([.integer(first), .integer(last), .string(entity.name)])
+        defer { statement.reset() }
+        let attributes = entity.attributes
+        // Columns: the key, its first entry, whether a before-image exists, the before-image, the row now.
+        let afterOffset = 3 + attributes.count
         while try statement.step() {
             let key = statement.column(0, as: entity.key.type)
             let hadRow = statement.column(2) == .integer(1)
-            var after: [Value]?
-            if statement.column(3 + attributes.count) == .integer(1) {
-                after = statement.column(afterOffset + entity.keyIndex).isNull ? nil : row(startingAt: afterOffset)
-            } else if hadRow, batched[key] == nil, let scope, !scope.keys.contains(key) {
+            let hasRow = !statement.column(afterOffset + entity.keyIndex).isNull
+            let before = hadRow ? Self.row(of: entity, from: statement, startingAt: 3) : nil
+            // (The first entry's number is always an integer; were it not, no batch came first.)
+            let firstEntry: Int64
+            if case let .integer(seq) = statement.column(1) { firstEntry = seq } else { firstEntry = .min }
+            rows[key] = TouchedRow(before: Self.rowAtCursor(key, before: before, firstEntry: firstEntry, batched: &batched, resync: &resync),
+                                   after: hasRow ? Self.row(of: entity, from: statement, startingAt: afterOffset) : nil)
+        }
+        return 0
+    }
+
+    /// The trigger entries of the entity in the window as a ``RowReadScope`` asks: one pass
+    /// over the entries that reads each one's key and whether it may have moved its row (an
+    /// entry with no mask — an insert, a delete, a replace, an older trigger — or one whose
+    /// mask meets the placing attributes' bits), then, for each key that one of its entries
+    /// may have moved, that a batch names or that the scope asks for, its first entry's
+    /// image and its row now, one look-up each. Returns how many keys it left unread.
+    private func readTriggerEntries(
+        of entity: Entity, after first: Int64, through last: Int64, scope: RowReadScope,
+        batched: inout [Value: BatchedKey], resync: inout ResyncReason?, into rows: inout [Value: TouchedRow]
+    ) throws(DatabaseError) -> Int {
+        let entries = try scopedEntryStatement(for: entity)
+        let placing = scope.placingAttributes.reduce(Int64(0)) { $0 | SchemaCatalog.changedMaskBit(ofAttribute: $1) }
+        try entries.bind([.integer(first), .integer(last), .string(entity.name), .integer(placing)])
+        // Each key's first entry, and whether any of its entries may have moved it.
+        var keys: [Value: (first: Int64, moves: Bool)] = [:]
+        do {
+            defer { entries.reset() }
+            while try entries.step() {
+                guard case let .integer(seq) = entries.column(0) else { continue }
+                let moves = entries.column(2) == .integer(1)
+                let key = entries.column(1, as: entity.key.type)
+                inPlace(&keys[key, default: (seq, false)]) { $0.moves = $0.moves || moves }
+            }
+        }
+        let image = try imageStatement(for: entity)
+        let lookup = try lookupStatement(for: entity)
+        var unread = 0
+        for (key, entry) in keys {
+            guard entry.moves || batched[key] != nil || scope.keys.contains(key) else {
                 // Updates alone, none of them to a placing attribute: the scope leaves it.
                 unread += 1
                 continue
-            } else {
-                // Asked for all the same (a batch or the scope names it).
-                let read = try lookupStatement(for: entity)
-                try read.bind([key])
-                defer { read.reset() }
-                if try read.step() { after = attributes.indices.map { read.column($0, as: attributes[$0].type) } }
             }
-            var before = hadRow ? row(startingAt: 3) : nil
-            if let earlier = batched.removeValue(forKey: key), case let .integer(firstEntry) = statement.column(1), earlier.seq < firstEntry {
-                // The batch came first; the trigger's row before is as its writes left it.
-                switch earlier.rowAtCursor(rowAfter: before, before: firstEntry) {
-                case let .known(row): before = row
-                case .unknown: resync = resync ?? .readFailed
-                }
+            try image.bind([.integer(entry.first)])
+            var before: [Value]?
+            do {
+                defer { image.reset() }
+                if try image.step(), !image.column(entity.keyIndex).isNull { before = Self.row(of: entity, from: image, startingAt: 0) }
             }
-            rows[key] = TouchedRow(before: before, after: after)
+            try lookup.bind([key])
+            var after: [Value]?
+            do {
+                defer { lookup.reset() }
+                if try lookup.step() { after = Self.row(of: entity, from: lookup, startingAt: 0) }
+            }
+            rows[key] = TouchedRow(before: Self.rowAtCursor(key, before: before, firstEntry: entry.first, batched: &batched, resync: &resync), after: after)
         }
         return unread
+    }
+
+    /// The entity's row in the columns of `statement` from `offset` on.
+    private static func row(of entity: Entity, from statement: Statement, startingAt offset: Int) -> [Value] {
+        var values: [Value] = []
+        values.reserveCapacity(entity.attributes.count)
+        for (index, attribute) in entity.attributes.enumerated() {
+            values.append(statement.column(offset + index, as: attribute.type))
+        }
+        return values
+    }
+
+    /// A key's row at the cursor, from its first trigger entry's image `before`, unless a
+    /// batch entry came first: then the trigger's row before is as the batch's writes left
+    /// it (and the key leaves `batched`).
+    private static func rowAtCursor(_ key: Value, before: [Value]?, firstEntry: Int64,
+                                    batched: inout [Value: BatchedKey], resync: inout ResyncReason?) -> [Value]? {
+        guard let earlier = batched.removeValue(forKey: key), earlier.seq < firstEntry else { return before }
+        switch earlier.rowAtCursor(rowAfter: before, before: firstEntry) {
+        case let .known(row): return row
+        case .unknown:
+            resync = resync ?? .readFailed
+            return before
+        }
     }
 
     /// Drops compiled statements, after an entity's columns changed.
     func forgetStatements() {
         rowStatements = [:]
+        scopedEntryStatements = [:]
+        imageStatements = [:]
         lookupStatements = [:]
         batches = nil
     }
@@ -413,6 +468,15 @@ final class ChangeTracker {
             WHERE entity = ? AND seq > ? AND seq <= ? AND batch IS NOT NULL ORDER BY seq
             """)
         batches = statement
+        return statement
+    }
+
+    /// The before-image an entry of the log holds (all null when it holds none).
+    private func imageStatement(for entity: Entity) throws(DatabaseError) -> Statement {
+        if let statement = imageStatements[entity.name] { return statement }
+        let images = entity.attributes.indices.map(SchemaCatalog.imageColumn).joined(separator: ", ")
+        let statement = try reader.prepare("SELECT \(images) FROM _roster_changes WHERE seq = ?")
+        imageStatements[entity.name] = statement
         return statement
     }
 
@@ -431,20 +495,28 @@ final class ChangeTracker {
         let columns = entity.attributes.map { "t.\(Identifier.quoted($0.name))" }.joined(separator: ", ")
         // A key's first entry after the cursor holds its row at the cursor (none for an
         // insert: an image has its key, which is never null).
-        // The row now is read for a key when ?5 says so (no scope), or when one of its entries
-        // may have moved it: an entry with no mask (an insert, a delete, a replace, an older
-        // trigger) or one whose mask meets ?4, the placing attributes' bits. A file that a
-        // read-only store reads may predate the mask: every entry then has none.
-        let mask = try SchemaCatalog.logColumns(on: reader).hasChangedMask ? SchemaCatalog.changedMaskColumn : "NULL"
-        let key = Identifier.quoted(entity.key.name)
         let statement = try reader.prepare("""
-            SELECT c.key, c.first, b.\(SchemaCatalog.imageColumn(entity.keyIndex)) IS NOT NULL, \(images), c.reads, \(columns)
-            FROM (SELECT key, min(seq) AS first, max(?5 OR \(mask) IS NULL OR (\(mask) & ?4) != 0) AS reads
-                  FROM _roster_changes WHERE seq > ?1 AND seq <= ?2 AND entity = ?3 AND key IS NOT NULL GROUP BY key) AS c
+            SELECT c.key, c.first, b.\(SchemaCatalog.imageColumn(entity.keyIndex)) IS NOT NULL, \(images), \(columns)
+            FROM (SELECT key, min(seq) AS first FROM _roster_changes WHERE seq > ? AND seq <= ? AND entity = ? AND key IS NOT NULL GROUP BY key) AS c
             LEFT JOIN _roster_changes AS b ON b.seq = c.first
-            LEFT JOIN \(Identifier.quoted(entity.name)) AS t ON c.reads AND t.\(key) = c.key AND t.\(key) = c.key COLLATE BINARY
+            LEFT JOIN \(Identifier.quoted(entity.name)) AS t ON t.\(Identifier.quoted(entity.key.name)) = c.key AND t.\(Identifier.quoted(entity.key.name)) = c.key COLLATE BINARY
             """)
         rowStatements[entity.name] = statement
+        return statement
+    }
+
+    /// The trigger entries of an entity in a range of the log, in order, each with its key
+    /// and whether it may have moved its row: it has no mask (an insert, a delete, a
+    /// replace, an older trigger) or its mask meets ?4, the placing attributes' bits. A
+    /// file that a read-only store reads may predate the mask: every entry then has none.
+    private func scopedEntryStatement(for entity: Entity) throws(DatabaseError) -> Statement {
+        if let statement = scopedEntryStatements[entity.name] { return statement }
+        let mask = try SchemaCatalog.logColumns(on: reader).hasChangedMask ? SchemaCatalog.changedMaskColumn : "NULL"
+        let statement = try reader.prepare("""
+            SELECT seq, key, \(mask) IS NULL OR (\(mask) & ?4) != 0 FROM _roster_changes
+            WHERE seq > ?1 AND seq <= ?2 AND entity = ?3 AND key IS NOT NULL
+            """)
+        scopedEntryStatements[entity.name] = statement
         return statement
     }
 

@@ -2,13 +2,18 @@
 ///
 /// - `_roster_entities(name, definition)`: one row per entity, so a reopened file knows
 ///   its entities (SQLite's column types alone cannot tell `bool` from `integer`).
-/// - `_roster_changes(seq, entity, key, batch, old0, old1, …)`: every committed insert,
+/// - `_roster_changes(seq, entity, key, batch, changed, old0, old1, …)`: every committed insert,
 ///   real update and delete appends the keys it touched. Triggers stored in the file do
 ///   it, so writes from any connection or process are logged too; the store's own
 ///   connection logs a transaction per entity as one entry with a `batch` instead (see
 ///   ``ChangeTracker``). An update, delete or replace logged by a trigger holds the row as
 ///   it was before the write in the columns `old0` … (the entity's attributes in their
-///   order; an insert holds none), so a trigger writes one row per key. The first entry
+///   order; an insert holds none), so a trigger writes one row per key; an update also
+///   notes which attributes it changed in `changed` (``changedMaskColumn``), so that a
+///   resume need not read the rows whose updates placed nothing. (`changed` came within
+///   format 7: a file without it gets it when a store that writes starts a change log,
+///   and its older triggers are written again; a Roster of format 7 without it reads
+///   such a file as before.) The first entry
 ///   of a key after a reader's cursor thus tells what the key held at the cursor, so a
 ///   live query can tell a real change from a value changed and changed back without
 ///   keeping anything of the row but its sort values. An entity's four triggers (its

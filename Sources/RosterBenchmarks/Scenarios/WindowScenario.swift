@@ -13,8 +13,13 @@ import Roster
 ///   alone) against a whole `performFetch` (in the re-fetch column);
 /// - resuming from a token after another connection changed 1,000 rows, in a new store
 ///   on the file (the app relaunched): `performFetch(resumingFrom:)` → returned (the
-///   change group included); beside it its floor, the change log since the token and the
-///   1,000 rows it names read alone (`ResumeToken.readChanges(in:of:)`);
+///   change group included), after edits that place no row (titles), against the
+///   re-fetch and against what an app without tokens does when relaunched (a new
+///   connection reads the window), and after edits that re-sort rows (ranks); beside them
+///   the floor of a resume that reads every row the log names, the change log since the
+///   token and the 1,000 rows read alone (`ResumeToken.readChanges(in:of:)`), and the
+///   floor of one that reads what can move, the log and the rows the window showed
+///   (`ResumeToken.readChangesThatCanMove(in:request:)`);
 /// - after every commit the window must equal the re-fetched slice (`mismatches`).
 enum WindowScenario {
     static let length = 100
@@ -97,30 +102,57 @@ enum WindowScenario {
         reporter.progress("window N=\(size): resuming after 1,000 changes by another connection")
         var resumes = Durations()
         var resumeBaseline = Durations()
+        var relaunchedBaseline = Durations()
         var resumeFloor = Durations()
-        for round in 0..<3 {
+        var placingFloor = Durations()
+        var resortingResumes = Durations()
+        var resortingBaseline = Durations()
+        // Three rounds of edits that place no row (titles), then three that re-sort (ranks).
+        for round in 0..<6 {
+            let resorting = round >= 3
             let token = try controller.resumeToken()
             let other = try RawDatabase(path: fixture.store.path)
             try other.execute("BEGIN")
             for index in 0..<1_000 {
-                try other.execute("UPDATE Post SET title = 'resumed \(round)-\(index)' WHERE id = '\(PostFixture.key(1 + (index * 997 + round * 13) % size))'")
+                let key = PostFixture.key(1 + (index * 997 + round * 13) % size)
+                if resorting {
+                    try other.execute("UPDATE Post SET rank = (rank + 1 + \(index % 7)) % \(PostFixture.rankRange) WHERE id = '\(key)'")
+                } else {
+                    try other.execute("UPDATE Post SET title = 'resumed \(round)-\(index)' WHERE id = '\(key)'")
+                }
             }
             try other.execute("COMMIT")
-            // The floor: the log since the token and the rows it names, read alone.
-            let floorStore = try Store(path: fixture.store.path)
-            let floorStart = MonotonicClock.now()
-            // (A few of the 1,000 keys may be rows the commits above deleted.)
-            _ = try token.readChanges(in: floorStore, of: "Post")
-            resumeFloor.append(MonotonicClock.elapsed(from: floorStart, to: MonotonicClock.now()))
+            if !resorting {
+                // The floor: the log since the token and the rows it names, read alone.
+                let floorStore = try Store(path: fixture.store.path)
+                let floorStart = MonotonicClock.now()
+                // (A few of the 1,000 keys may be rows the commits above deleted.)
+                _ = try token.readChanges(in: floorStore, of: "Post")
+                resumeFloor.append(MonotonicClock.elapsed(from: floorStart, to: MonotonicClock.now()))
+                // The floor of a resume that reads what can move: the log, the rows it may
+                // have moved, the rows the window showed.
+                let placingStore = try Store(path: fixture.store.path)
+                placingFloor.append(try MonotonicClock.measure { try token.readChangesThatCanMove(in: placingStore, request: PostFixture.request) }.nanoseconds)
+            }
             // The app relaunched: a new store on the file, no other live query.
             let relaunched = try Store(path: fixture.store.path)
             let resumed = try ResultsController(store: relaunched, request: PostFixture.request)
             let start = MonotonicClock.now()
             try resumed.performFetch(resumingFrom: token)
-            resumes.append(MonotonicClock.elapsed(from: start, to: MonotonicClock.now()))
+            let resumeTime = MonotonicClock.elapsed(from: start, to: MonotonicClock.now())
             if case let .offset(start, _)? = controller.window { refetch.offset = start }
+            if !resorting {
+                // An app without tokens, relaunched: a new connection reads the window.
+                relaunchedBaseline.append(try WindowRefetch.fetchOnNewConnection(path: fixture.store.path, offset: refetch.offset))
+            }
             let refresh = try refetch.refresh()
-            resumeBaseline.append(refresh.nanoseconds)
+            if resorting {
+                resortingResumes.append(resumeTime)
+                resortingBaseline.append(refresh.nanoseconds)
+            } else {
+                resumes.append(resumeTime)
+                resumeBaseline.append(refresh.nanoseconds)
+            }
             if Self.keys(resumed.snapshot) != refresh.snapshot {
                 reporter.mismatch(.window, size: size, "resume #\(round): the window differs from the re-fetched one")
             }
@@ -168,8 +200,11 @@ enum WindowScenario {
                                             ("whole_results", "one-row, whole results", whole, Durations()),
                                             ("window_commit", "one-row, window", windowed, baseline),
                                             ("window_move", "move one screen", moves, moveBaseline),
-                                            ("resume", "resume, 1,000 changes", resumes, resumeBaseline),
-                                            ("resume_floor", "floor: log + 1,000 rows", resumeFloor, resumeBaseline)] {
+                                            ("resume", "resume, 1,000 edits", resumes, resumeBaseline),
+                                            ("resume_relaunched", "… vs relaunched re-fetch", resumes, relaunchedBaseline),
+                                            ("resume_resorting", "resume, 1,000 re-sorts", resortingResumes, resortingBaseline),
+                                            ("resume_floor", "floor: log + 1,000 rows", resumeFloor, resumeBaseline),
+                                            ("resume_placing_floor", "floor: log + shown rows", placingFloor, resumeBaseline)] {
             reporter.print(table.line([String(size), label, Format.summary(roster),
                                        base.isEmpty ? "-" : Format.summary(base), base.isEmpty ? "-" : Format.ratio(base.median / roster.median)]))
             reporter.record(.window, size: size, "\(name).roster", roster)
@@ -207,6 +242,23 @@ enum WindowScenario {
         /// Fetches the window without timing it.
         func reset() throws {
             (rows, snapshot) = try fetch()
+        }
+
+        /// What an app without resume tokens does when relaunched: a new connection reads
+        /// the window (nothing on screen to diff with). Times the statement's preparation
+        /// and the read, not opening the connection (the resume's time leaves out opening
+        /// its store too).
+        static func fetchOnNewConnection(path: String, offset: Int) throws -> UInt64 {
+            let database = try RawDatabase(path: path)
+            return try MonotonicClock.measure {
+                let select = try database.prepare(PostFixture.orderedSelect + " LIMIT \(WindowScenario.length) OFFSET \(offset)")
+                var rows: [RefetchDiffObserver.Row] = []
+                while try select.step() {
+                    rows.append(RefetchDiffObserver.Row(id: select.text(0), day: select.text(1), rank: select.int64(2),
+                                                        score: select.double(3), title: select.text(4), pinned: select.int64(5) != 0))
+                }
+                return rows.count
+            }.nanoseconds
         }
 
         func refresh() throws -> (nanoseconds: UInt64, snapshot: [ListSection<String, String>]) {
