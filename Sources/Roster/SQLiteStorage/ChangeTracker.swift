@@ -514,7 +514,7 @@ final class ChangeTracker {
         let mask = try SchemaCatalog.logColumns(on: reader).hasChangedMask ? SchemaCatalog.changedMaskColumn : "NULL"
         let statement = try reader.prepare("""
             SELECT seq, key, \(mask) IS NULL OR (\(mask) & ?4) != 0 FROM _roster_changes
-            WHERE seq > ?1 AND seq <= ?2 AND entity = ?3 AND key IS NOT NULL
+            WHERE seq > ?1 AND seq <= ?2 AND entity = ?3 AND key IS NOT NULL ORDER BY seq
             """)
         scopedEntryStatements[entity.name] = statement
         return statement
