@@ -71,4 +71,47 @@ enum LegacyChangeLog {
 
             """
     }
+
+    /// Rewrites the change logs of the store file at `path` as log format 7 had them
+    /// before the update trigger noted what it changed: no column `changed`, and the
+    /// triggers of then.
+    static func makeFormat7WithoutMask(at path: String) throws {
+        let connection = try Connection(path: path)
+        defer { connection.close() }
+        let logged = try SchemaCatalog.entitiesWithTriggers(on: connection)
+        let entities = try SchemaCatalog.loadEntities(from: connection).values
+            .filter { logged.contains($0.name.lowercased()) }.sorted { $0.name < $1.name }
+        var sql = "BEGIN IMMEDIATE;\n"
+        for entity in entities {
+            for kind in ["insert", "replace", "update", "delete"] { sql += "DROP TRIGGER \"_roster_\(entity.name)_\(kind)\";\n" }
+        }
+        sql += "ALTER TABLE _roster_changes DROP COLUMN changed;\n"
+        for entity in entities { sql += format7TriggersWithoutMask(for: entity) }
+        try connection.execute(sql + "COMMIT;")
+    }
+
+    /// The four triggers of format 7 before the mask, as it wrote them.
+    static func format7TriggersWithoutMask(for entity: Entity) -> String {
+        let table = Identifier.quoted(entity.name)
+        let key = Identifier.quoted(entity.key.name)
+        let names = entity.attributes.map { Identifier.quoted($0.name) }
+        let images = entity.attributes.indices.map(SchemaCatalog.imageColumn).joined(separator: ", ")
+        let log = "INSERT OR IGNORE INTO _roster_changes(entity, key) VALUES ('\(entity.name)',"
+        let logWithImage = "INSERT OR IGNORE INTO _roster_changes(entity, key, \(images))"
+        let old = names.map { "OLD.\($0)" }.joined(separator: ", ")
+        let changed = names.map { "OLD.\($0) IS NOT NEW.\($0) COLLATE BINARY" }.joined(separator: " OR ")
+        func trigger(_ kind: String) -> String { Identifier.quoted("_roster_\(entity.name)_\(kind)") }
+        return """
+            CREATE TRIGGER \(trigger("insert")) AFTER INSERT ON \(table) BEGIN \(log) NEW.\(key)); END;
+            CREATE TRIGGER \(trigger("replace")) BEFORE INSERT ON \(table) WHEN EXISTS (SELECT 1 FROM \(table) WHERE \(key) = NEW.\(key)) BEGIN
+                \(logWithImage) SELECT '\(entity.name)', NEW.\(key), \(names.joined(separator: ", ")) FROM \(table) WHERE \(key) = NEW.\(key);
+            END;
+            CREATE TRIGGER \(trigger("update")) AFTER UPDATE ON \(table) WHEN \(changed) BEGIN
+                \(logWithImage) VALUES ('\(entity.name)', OLD.\(key), \(old));
+                INSERT OR IGNORE INTO _roster_changes(entity, key) SELECT '\(entity.name)', NEW.\(key) WHERE NEW.\(key) IS NOT OLD.\(key) COLLATE BINARY;
+            END;
+            CREATE TRIGGER \(trigger("delete")) AFTER DELETE ON \(table) BEGIN \(logWithImage) VALUES ('\(entity.name)', OLD.\(key), \(old)); END;
+
+            """
+    }
 }

@@ -131,27 +131,29 @@ struct ResumeReadScopeTests {
         #expect(resumed.object(at: IndexPath(item: 2, section: 0))?["text"] == "shown")
     }
 
-    /// Rewrites Msg's change log as a Roster of log format 7 wrote it before the mask:
-    /// no column `changed`, triggers without it.
-    func makeTriggersWithoutMask(at path: String) throws {
-        let connection = try Connection(path: path)
-        defer { connection.close() }
-        var sql = "BEGIN IMMEDIATE;\n"
-        for kind in ["insert", "replace", "update", "delete"] { sql += "DROP TRIGGER \"_roster_Msg_\(kind)\";\n" }
-        sql += """
-            ALTER TABLE _roster_changes DROP COLUMN changed;
-            CREATE TRIGGER "_roster_Msg_insert" AFTER INSERT ON "Msg" BEGIN INSERT OR IGNORE INTO _roster_changes(entity, key) VALUES ('Msg', NEW."id"); END;
-            CREATE TRIGGER "_roster_Msg_replace" BEFORE INSERT ON "Msg" WHEN EXISTS (SELECT 1 FROM "Msg" WHERE "id" = NEW."id") BEGIN
-                INSERT OR IGNORE INTO _roster_changes(entity, key, old0, old1, old2) SELECT 'Msg', NEW."id", "id", "n", "text" FROM "Msg" WHERE "id" = NEW."id";
-            END;
-            CREATE TRIGGER "_roster_Msg_update" AFTER UPDATE ON "Msg" WHEN OLD."id" IS NOT NEW."id" COLLATE BINARY OR OLD."n" IS NOT NEW."n" COLLATE BINARY OR OLD."text" IS NOT NEW."text" COLLATE BINARY BEGIN
-                INSERT OR IGNORE INTO _roster_changes(entity, key, old0, old1, old2) VALUES ('Msg', OLD."id", OLD."id", OLD."n", OLD."text");
-                INSERT OR IGNORE INTO _roster_changes(entity, key) SELECT 'Msg', NEW."id" WHERE NEW."id" IS NOT OLD."id" COLLATE BINARY;
-            END;
-            CREATE TRIGGER "_roster_Msg_delete" AFTER DELETE ON "Msg" BEGIN INSERT OR IGNORE INTO _roster_changes(entity, key, old0, old1, old2) VALUES ('Msg', OLD."id", OLD."id", OLD."n", OLD."text"); END;
-            COMMIT;
-            """
-        try connection.execute(sql)
+    @Test func aMaskNoTriggerWritesMakesTheRowRead() throws {
+        let file = try File()
+        try watch(file.path)
+        let position: Int64
+        do {
+            let store = try Store(path: file.path)
+            position = try store.readingAtCursor(observing: ["Msg"]) { () throws(StoreError) in store.storage.changeLogPosition }
+        }
+        let other = try ExternalConnection(path: file.path)
+        // Another program rewrites the masks of two updates of `text`: as text, and as zero.
+        try other.execute("""
+            UPDATE Msg SET text = 'a' WHERE id IN ('m30', 'm31', 'm32');
+            UPDATE _roster_changes SET changed = 'n' WHERE key = 'm30' AND seq > \(position);
+            UPDATE _roster_changes SET changed = 0 WHERE key = 'm31' AND seq > \(position);
+            """)
+        let store = try Store(path: file.path)
+        let entity = try store.definedEntity(named: "Msg")
+        let changes = try store.readingAtCursor(observing: ["Msg"]) { () throws(StoreError) in
+            try store.changes(observedBy: entity, since: position, readingRows: RowReadScope(placingAttributes: [0, 1], keys: []))
+        }
+        // m32's mask says `text` alone: unread; the others say nothing a trigger writes: read.
+        #expect(changes.unreadRows == 1)
+        #expect(Set(changes.rowsByEntity["Msg"]?.keys ?? [:].keys) == ["m30", "m31"])
     }
 
     @Test func aReadOnlyStoreResumesOnTriggersWrittenBeforeTheMask() throws {
@@ -162,7 +164,7 @@ struct ResumeReadScopeTests {
             let (controller, _) = try ResumeTokenTests().openController(store, window: .offset(10, length: 5))
             token = try controller.resumeToken()
         }
-        try makeTriggersWithoutMask(at: file.path)
+        try LegacyChangeLog.makeFormat7WithoutMask(at: file.path)
         let other = try ExternalConnection(path: file.path)
         try other.execute("UPDATE Msg SET text = 'old trigger' WHERE id IN ('m12', 'm30'); UPDATE Msg SET n = 5 WHERE id = 'm20'")
         let reader = try Store(path: file.path, readOnly: true)
@@ -184,7 +186,7 @@ struct ResumeReadScopeTests {
     @Test func aStoreThatWritesPutsTheMaskBackOnTriggersWrittenBeforeIt() throws {
         let file = try File()
         try watch(file.path)
-        try makeTriggersWithoutMask(at: file.path)
+        try LegacyChangeLog.makeFormat7WithoutMask(at: file.path)
         let other = try ExternalConnection(path: file.path)
         try other.execute("UPDATE Msg SET text = 'unmasked' WHERE id = 'm01'")
         try watch(file.path)

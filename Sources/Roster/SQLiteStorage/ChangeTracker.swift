@@ -506,14 +506,16 @@ final class ChangeTracker {
     }
 
     /// The trigger entries of an entity in a range of the log, in order, each with its key
-    /// and whether it may have moved its row: it has no mask (an insert, a delete, a
-    /// replace, an older trigger) or its mask meets ?4, the placing attributes' bits. A
-    /// file that a read-only store reads may predate the mask: every entry then has none.
+    /// and whether it may have moved its row: all but those whose mask is a non-zero
+    /// integer that misses ?4, the placing attributes' bits. No mask (an insert, a delete,
+    /// a replace, an older trigger) or one no trigger writes (another program's text, a
+    /// zero) says nothing, so the row is read. A file that a read-only store reads may
+    /// predate the mask: every entry then has none.
     private func scopedEntryStatement(for entity: Entity) throws(DatabaseError) -> Statement {
         if let statement = scopedEntryStatements[entity.name] { return statement }
         let mask = try SchemaCatalog.logColumns(on: reader).hasChangedMask ? SchemaCatalog.changedMaskColumn : "NULL"
         let statement = try reader.prepare("""
-            SELECT seq, key, \(mask) IS NULL OR (\(mask) & ?4) != 0 FROM _roster_changes
+            SELECT seq, key, NOT (typeof(\(mask)) = 'integer' AND \(mask) != 0 AND (\(mask) & ?4) = 0) FROM _roster_changes
             WHERE seq > ?1 AND seq <= ?2 AND entity = ?3 AND key IS NOT NULL ORDER BY seq
             """)
         scopedEntryStatements[entity.name] = statement
