@@ -131,6 +131,47 @@ struct ResumeReadScopeTests {
         #expect(resumed.object(at: IndexPath(item: 2, section: 0))?["text"] == "shown")
     }
 
+    @Test func whenMoreThanThreeKeysInFourCanMoveEveryKeyIsRead() throws {
+        let file = try File()
+        var saved: [ListSection<Value, Value>] = []
+        let token: ResumeToken
+        do {
+            let store = try Store(path: file.path)
+            let (controller, _) = try ResumeTokenTests().openController(store, window: .offset(10, length: 5))
+            saved = controller.snapshot
+            token = try controller.resumeToken()
+        }
+        let other = try ExternalConnection(path: file.path)
+        // m01…m30 re-sorted (their order reversed), m31…m40 edited in `text` alone.
+        try other.execute("UPDATE Msg SET n = 401 - n WHERE id <= 'm30'; UPDATE Msg SET text = 'e' WHERE id > 'm30'")
+        func changes(_ store: Store) throws -> CommittedChanges {
+            let query = try store.bind(ResumeTokenTests.request)
+            let scope = RowReadScope(placingAttributes: query.placingAttributes, keys: Set(saved.flatMap(\.items)))
+            return try store.readingAtCursor(observing: ["Msg"]) { () throws(StoreError) in
+                try store.changes(observedBy: store.definedEntity(named: "Msg"), since: token.position, readingRows: scope)
+            }
+        }
+        // Three keys in four can move: the others are left unread.
+        let threeInFour = try changes(Store(path: file.path))
+        #expect(threeInFour.unreadRows == 10 && threeInFour.rowsByEntity["Msg"]?.count == 30)
+        // One more: every key is read, in one join.
+        try other.execute("UPDATE Msg SET n = 5 WHERE id = 'm31'")
+        let store = try Store(path: file.path)
+        let more = try changes(store)
+        #expect(more.unreadRows == 0 && more.rowsByEntity["Msg"]?.count == 40)
+
+        let resumed = try ResultsController(store: store, request: ResumeTokenTests.request)
+        let recorder = GroupRecorder()
+        resumed.delegate = recorder
+        try resumed.performFetch(resumingFrom: token)
+        let (fresh, _) = try ResumeTokenTests().openController(store, window: .offset(10, length: 5))
+        #expect(resumed.snapshot == fresh.snapshot)
+        // m31 went first (5), then m30, m29… from 101 on: rows 10 to 14 are m21…m17.
+        #expect(resumed.snapshot == sections([(.null, ["m21", "m20", "m19", "m18", "m17"])]))
+        let group = try #require(recorder.takeGroups().first)
+        #expect(try group.apply(to: saved) == resumed.snapshot)
+    }
+
     @Test func aMaskNoTriggerWritesMakesTheRowRead() throws {
         let file = try File()
         try watch(file.path)
