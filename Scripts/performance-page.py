@@ -42,7 +42,7 @@ ROWS = [
     ("window", "… the same resume, against a relaunched app's re-fetch", "resume_relaunched.roster", "resume_relaunched.refetch", "window re-fetch on a new connection", "faster"),
     ("window", "… its floor: the log since the token and the rows the window showed", "resume_placing_floor.roster", "resume_placing_floor.refetch", "window re-fetch", "faster"),
     ("window", "window of 100: resume after 1,000 edits that re-sort rows", "resume_resorting.roster", "resume_resorting.refetch", "window re-fetch", "faster"),
-    ("window", "… its floor: the log since the token and its 1,000 rows", "resume_floor.roster", "resume_floor.refetch", "window re-fetch", "faster"),
+    ("window", "… its floor: the log since the token and its 1,000 rows", "resume_resorting_floor.roster", "resume_resorting_floor.refetch", "window re-fetch", "faster"),
     ("window", "window of 100: cold open, offset", "cold_open_offset.roster", "cold_open_offset.refetch", "whole fetch", "faster"),
     ("window", "window of 100: cold open, anchored", "cold_open_anchored.roster", "cold_open_anchored.refetch", "whole fetch", "faster"),
     ("unread", "unread counts: mark one read → batch + counts", "with_aggregates.commit_to_batch_and_counts", "baseline.refetch_diff_group_by", "re-fetch, diff, GROUP BY", "faster"),

@@ -17,9 +17,9 @@ import Roster
 ///   re-fetch and against what an app without tokens does when relaunched (a new
 ///   connection reads the window), and after edits that re-sort rows (ranks); beside them
 ///   the floor of a resume that reads every row the log names, the change log since the
-///   token and the 1,000 rows read alone (`ResumeToken.readChanges(in:of:)`), and the
-///   floor of one that reads what can move, the log and the rows the window showed
-///   (`ResumeToken.readChangesThatCanMove(in:request:)`);
+///   token and the 1,000 rows read alone (`ResumeToken.readChanges(in:of:)`), after
+///   either kind of edit, and the floor of one that reads what can move, the log and the
+///   rows the window showed (`ResumeToken.readChangesThatCanMove(in:request:)`);
 /// - after every commit the window must equal the re-fetched slice (`mismatches`).
 enum WindowScenario {
     static let length = 100
@@ -107,6 +107,7 @@ enum WindowScenario {
         var placingFloor = Durations()
         var resortingResumes = Durations()
         var resortingBaseline = Durations()
+        var resortingFloor = Durations()
         // Three rounds of edits that place no row (titles), then three that re-sort (ranks).
         for round in 0..<6 {
             let resorting = round >= 3
@@ -122,12 +123,14 @@ enum WindowScenario {
                 }
             }
             try other.execute("COMMIT")
-            if !resorting {
-                // The floor: the log since the token and the rows it names, read alone.
-                let floorStore = try Store(path: fixture.store.path)
-                let floorStart = MonotonicClock.now()
-                // (A few of the 1,000 keys may be rows the commits above deleted.)
-                _ = try token.readChanges(in: floorStore, of: "Post")
+            // The floor: the log since the token and the rows it names, read alone.
+            let floorStore = try Store(path: fixture.store.path)
+            let floorStart = MonotonicClock.now()
+            // (A few of the 1,000 keys may be rows the commits above deleted.)
+            _ = try token.readChanges(in: floorStore, of: "Post")
+            if resorting {
+                resortingFloor.append(MonotonicClock.elapsed(from: floorStart, to: MonotonicClock.now()))
+            } else {
                 resumeFloor.append(MonotonicClock.elapsed(from: floorStart, to: MonotonicClock.now()))
                 // The floor of a resume that reads what can move: the log, the rows it may
                 // have moved, the rows the window showed.
@@ -203,6 +206,7 @@ enum WindowScenario {
                                             ("resume", "resume, 1,000 edits", resumes, resumeBaseline),
                                             ("resume_relaunched", "… vs relaunched re-fetch", resumes, relaunchedBaseline),
                                             ("resume_resorting", "resume, 1,000 re-sorts", resortingResumes, resortingBaseline),
+                                            ("resume_resorting_floor", "floor: log + re-sorted", resortingFloor, resortingBaseline),
                                             ("resume_floor", "floor: log + 1,000 rows", resumeFloor, resumeBaseline),
                                             ("resume_placing_floor", "floor: log + shown rows", placingFloor, resumeBaseline)] {
             reporter.print(table.line([String(size), label, Format.summary(roster),
