@@ -29,6 +29,27 @@ struct ResumeReadScopeTests {
         try controller.performFetch()
     }
 
+    /// Rows 10 to 14 of Msg opened in a store of its own: what the window showed, and its token.
+    func savedWindow(_ file: File) throws -> (saved: [ListSection<Value, Value>], token: ResumeToken) {
+        let store = try Store(path: file.path)
+        let (controller, _) = try ResumeTokenTests().openController(store, window: .offset(10, length: 5))
+        return (controller.snapshot, try controller.resumeToken())
+    }
+
+    /// Resumes the window from `token` in `store`: it must equal a window opened fresh, and
+    /// its one group must turn `saved` into it. Returns the controller and the group.
+    func resume(_ store: Store, from token: ResumeToken, saved: [ListSection<Value, Value>]) throws -> (ResultsController, ChangeGroup<Value, Value>) {
+        let resumed = try ResultsController(store: store, request: ResumeTokenTests.request)
+        let recorder = GroupRecorder()
+        resumed.delegate = recorder
+        try resumed.performFetch(resumingFrom: token)
+        let (fresh, _) = try ResumeTokenTests().openController(store, window: .offset(10, length: 5))
+        #expect(resumed.snapshot == fresh.snapshot)
+        let group = try #require(recorder.takeGroups().first)
+        #expect(try group.apply(to: saved) == resumed.snapshot)
+        return (resumed, group)
+    }
+
     @Test func theUpdateTriggerNotesWhichAttributesChanged() throws {
         let file = try File()
         try watch(file.path)
@@ -74,14 +95,7 @@ struct ResumeReadScopeTests {
 
     @Test func aResumedWindowLeavesUnreadTheRowsWhoseUpdatesPlaceNothing() throws {
         let file = try File()
-        var saved: [ListSection<Value, Value>] = []
-        let token: ResumeToken
-        do {
-            let store = try Store(path: file.path)
-            let (controller, _) = try ResumeTokenTests().openController(store, window: .offset(10, length: 5))
-            saved = controller.snapshot
-            token = try controller.resumeToken()
-        }
+        let (saved, token) = try savedWindow(file)
         #expect(saved == sections([(.null, ["m11", "m12", "m13", "m14", "m15"])]))
         let other = try ExternalConnection(path: file.path)
         try other.execute("""
@@ -118,29 +132,15 @@ struct ResumeReadScopeTests {
 
         // The resume is as exact as a fresh window: m20 went to the top, which slid the
         // window one row down; m35 moved into it; m12 changed where it is shown.
-        let resumed = try ResultsController(store: store, request: ResumeTokenTests.request)
-        let recorder = GroupRecorder()
-        resumed.delegate = recorder
-        try resumed.performFetch(resumingFrom: token)
-        let (fresh, _) = try ResumeTokenTests().openController(store, window: .offset(10, length: 5))
-        #expect(resumed.snapshot == fresh.snapshot)
+        let (resumed, group) = try resume(store, from: token, saved: saved)
         #expect(resumed.snapshot == sections([(.null, ["m10", "m11", "m12", "m35", "m13"])]))
-        let group = try #require(recorder.takeGroups().first)
-        #expect(try group.apply(to: saved) == resumed.snapshot)
         #expect(group.objectChanges.filter { $0.type == .update }.map(\.item) == ["m12"])
         #expect(resumed.object(at: IndexPath(item: 2, section: 0))?["text"] == "shown")
     }
 
     @Test func whenMoreThanThreeKeysInFourCanMoveEveryKeyIsRead() throws {
         let file = try File()
-        var saved: [ListSection<Value, Value>] = []
-        let token: ResumeToken
-        do {
-            let store = try Store(path: file.path)
-            let (controller, _) = try ResumeTokenTests().openController(store, window: .offset(10, length: 5))
-            saved = controller.snapshot
-            token = try controller.resumeToken()
-        }
+        let (saved, token) = try savedWindow(file)
         let other = try ExternalConnection(path: file.path)
         // m01…m30 re-sorted (their order reversed), m31…m40 edited in `text` alone.
         try other.execute("UPDATE Msg SET n = 401 - n WHERE id <= 'm30'; UPDATE Msg SET text = 'e' WHERE id > 'm30'")
@@ -160,16 +160,9 @@ struct ResumeReadScopeTests {
         let more = try changes(store)
         #expect(more.unreadRows == 0 && more.rowsByEntity["Msg"]?.count == 40)
 
-        let resumed = try ResultsController(store: store, request: ResumeTokenTests.request)
-        let recorder = GroupRecorder()
-        resumed.delegate = recorder
-        try resumed.performFetch(resumingFrom: token)
-        let (fresh, _) = try ResumeTokenTests().openController(store, window: .offset(10, length: 5))
-        #expect(resumed.snapshot == fresh.snapshot)
         // m31 went first (5), then m30, m29… from 101 on: rows 10 to 14 are m21…m17.
+        let (resumed, _) = try resume(store, from: token, saved: saved)
         #expect(resumed.snapshot == sections([(.null, ["m21", "m20", "m19", "m18", "m17"])]))
-        let group = try #require(recorder.takeGroups().first)
-        #expect(try group.apply(to: saved) == resumed.snapshot)
     }
 
     @Test func aMaskNoTriggerWritesMakesTheRowRead() throws {
@@ -199,12 +192,7 @@ struct ResumeReadScopeTests {
 
     @Test func aReadOnlyStoreResumesOnTriggersWrittenBeforeTheMask() throws {
         let file = try File()
-        let token: ResumeToken
-        do {
-            let store = try Store(path: file.path)
-            let (controller, _) = try ResumeTokenTests().openController(store, window: .offset(10, length: 5))
-            token = try controller.resumeToken()
-        }
+        let (_, token) = try savedWindow(file)
         try LegacyChangeLog.makeFormat7WithoutMask(at: file.path)
         let other = try ExternalConnection(path: file.path)
         try other.execute("UPDATE Msg SET text = 'old trigger' WHERE id IN ('m12', 'm30'); UPDATE Msg SET n = 5 WHERE id = 'm20'")
