@@ -37,6 +37,7 @@ ROWS = [
     ("live", "LiveResults: takeChange() of a one-row commit", "live_results.take_change", None, None, None),
     ("observed", "ObservedResults: one-row commit to a window of 100 → published", "observed_results.refresh", "live_results.take_change", "LiveResults, the same commit", "added"),
     ("window", "window of 100: one-row commit", "window_commit.roster", "window_commit.refetch", "window re-fetch", "faster"),
+    ("window", "… the same commits, the CPU time of the writing thread", "window_commit_cpu.roster", None, None, None),
     ("window", "window of 100: move one screen", "window_move.roster", "window_move.refetch", "window re-fetch", "faster"),
     ("window", "window of 100: resume after 1,000 edits that place no row", "resume.roster", "resume.refetch", "window re-fetch", "faster"),
     ("window", "… the same resume, against a relaunched app's re-fetch", "resume_relaunched.roster", "resume_relaunched.refetch", "window re-fetch on a new connection", "faster"),

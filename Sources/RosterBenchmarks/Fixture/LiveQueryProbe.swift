@@ -54,12 +54,16 @@ final class LiveQueryProbe: ResultsControllerDelegate {
 /// - `batchReady`: the end of the probe's `controllerDidChangeContent`, after every
 ///   callback and `BatchAdapter().batch(for:)`; `committed → batchReady` is "commit → batch ready".
 /// - `returned`: the store call returned (other live queries served, the log pruned if due).
+/// - `committedCPU`, `returnedCPU`: the writing thread's CPU time at those two moments, when
+///   the commit was made on the thread that measured (``MonotonicClock/threadCPU()``).
 struct WriteStamps {
     var start: UInt64
     var committed: UInt64?
     var willChange: UInt64?
     var batchReady: UInt64?
     var returned: UInt64
+    var committedCPU: UInt64?
+    var returnedCPU: UInt64
 
     /// `start → committed`.
     var write: UInt64? { committed.map { MonotonicClock.elapsed(from: start, to: $0) } }
@@ -75,15 +79,23 @@ struct WriteStamps {
     }
     /// `committed → returned`: everything the store did after its commit.
     var afterCommit: UInt64? { committed.map { MonotonicClock.elapsed(from: $0, to: returned) } }
+    /// The CPU the writing thread spent from its commit to the store call's return: the part
+    /// of ``afterCommit`` that is the store's own work, not time the host gave to others.
+    var afterCommitCPU: UInt64? { committedCPU.map { MonotonicClock.elapsed(from: $0, to: returnedCPU) } }
 
     /// Runs one write and stamps it; `probe` is the live query whose callbacks are stamped.
     static func measure(probe: LiveQueryProbe?, _ write: () throws -> Void) throws -> WriteStamps {
         probe?.reset()
         CommitClock.arm()
+        let startCPU = MonotonicClock.threadCPU()
         let start = MonotonicClock.now()
         try write()
         let returned = MonotonicClock.now()
+        let returnedCPU = MonotonicClock.threadCPU()
+        // A commit made on another thread has a CPU stamp of that thread's clock: not ours.
+        let committedCPU = CommitClock.firstCommitThreadCPUSinceArm.flatMap { (startCPU...returnedCPU).contains($0) ? $0 : nil }
         return WriteStamps(start: start, committed: CommitClock.firstCommitSinceArm,
-                           willChange: probe?.willChange, batchReady: probe?.batchReady, returned: returned)
+                           willChange: probe?.willChange, batchReady: probe?.batchReady, returned: returned,
+                           committedCPU: committedCPU, returnedCPU: returnedCPU)
     }
 }

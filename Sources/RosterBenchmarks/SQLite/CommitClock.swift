@@ -24,6 +24,9 @@ enum CommitClock {
     private static let firstLogCommit = Atomic<UInt64>(0)
     /// The stamp of the end of the first `COMMIT` statement since ``arm()``; 0 until then.
     private static let firstCommitStatement = Atomic<UInt64>(0)
+    /// The committing thread's CPU time (``MonotonicClock/threadCPU()``) at the first
+    /// commit's stamp since ``arm()``, WAL hook or statement; 0 until then.
+    private static let firstCommitThreadCPU = Atomic<UInt64>(0)
     /// Connections opened inside ``capturingConnections(_:)``, by handle bit pattern.
     private static let captured = Mutex<[UInt]?>(nil)
 
@@ -47,6 +50,15 @@ enum CommitClock {
     static func arm() {
         firstLogCommit.store(0, ordering: .sequentiallyConsistent)
         firstCommitStatement.store(0, ordering: .sequentiallyConsistent)
+        firstCommitThreadCPU.store(0, ordering: .sequentiallyConsistent)
+    }
+
+    /// The CPU time of the thread that made the first commit since ``arm()``, read when it
+    /// was done: subtracted from the same thread's CPU time later, it gives what that thread
+    /// itself spent after the commit. Nil before a commit.
+    static var firstCommitThreadCPUSinceArm: UInt64? {
+        let cpu = firstCommitThreadCPU.load(ordering: .sequentiallyConsistent)
+        return cpu == 0 ? nil : cpu
     }
 
     /// When the first commit since ``arm()`` was done, in ``MonotonicClock`` nanoseconds.
@@ -82,8 +94,11 @@ enum CommitClock {
         sqlite3_trace_v2(database, UInt32(SQLITE_TRACE_PROFILE), { _, _, statement, _ in
             guard let statement = OpaquePointer(statement), let text = sqlite3_sql(statement) else { return 0 }
             if CommitClock.starts(text, with: "COMMIT") {
-                _ = CommitClock.firstCommitStatement.compareExchange(
-                    expected: 0, desired: MonotonicClock.now(), ordering: .sequentiallyConsistent)
+                if CommitClock.firstCommitStatement.compareExchange(
+                    expected: 0, desired: MonotonicClock.now(), ordering: .sequentiallyConsistent).exchanged {
+                    _ = CommitClock.firstCommitThreadCPU.compareExchange(
+                        expected: 0, desired: MonotonicClock.threadCPU(), ordering: .sequentiallyConsistent)
+                }
             } else if CommitClock.starts(text, with: "BEGIN"), let database = sqlite3_db_handle(statement) {
                 CommitClock.installLogHook(on: database)
             }
@@ -98,8 +113,11 @@ enum CommitClock {
             if pages >= CommitClock.checkpointPages {
                 sqlite3_wal_checkpoint(database, name)
             }
-            _ = CommitClock.firstLogCommit.compareExchange(
-                expected: 0, desired: MonotonicClock.now(), ordering: .sequentiallyConsistent)
+            if CommitClock.firstLogCommit.compareExchange(
+                expected: 0, desired: MonotonicClock.now(), ordering: .sequentiallyConsistent).exchanged {
+                // The WAL commit's stamp wins over a statement's (firstCommitSinceArm): so does its CPU time.
+                CommitClock.firstCommitThreadCPU.store(MonotonicClock.threadCPU(), ordering: .sequentiallyConsistent)
+            }
             return SQLITE_OK
         }, nil)
     }

@@ -7,7 +7,9 @@ import Roster
 /// - one-row commits of ``CommitScenario``'s five kinds anywhere in the table, to the
 ///   windowed live query: commit → the store call returned (every callback and the batch
 ///   built, the window's counts event included), next to the same commits to a live query
-///   over the whole results, measured the same way in the same run;
+///   over the whole results, measured the same way in the same run; beside the window's,
+///   the CPU time its thread spent in that span (a stall the store caused shows there; one
+///   the host caused, by running other work, does not);
 /// - moving the window by one screen (100 rows) down and back: `setWindow` → returned;
 /// - opening a window cold (set before `performFetch`, which then reads the window's rows
 ///   alone) against a whole `performFetch` (in the re-fetch column);
@@ -34,6 +36,8 @@ enum WindowScenario {
         reporter.print("  one-row commit = COMMIT done → store call returned (callbacks, batch, counts); whole results = the same")
         reporter.print("  commits to a live query without a window; move = setWindow one screen down or back up")
         reporter.print("  window re-fetch = LIMIT \(length) OFFSET o on another connection + SnapshotDiff + batch")
+        reporter.print("  its thread's CPU = the CPU time the writing thread spent in the same span (the store's own work,")
+        reporter.print("  without the time the system or the host gave to others)")
         table.header.forEach(reporter.print)
         for size in configuration.sizes {
             try run(size: size, iterations: configuration.iterations, reporter: reporter)
@@ -68,12 +72,14 @@ enum WindowScenario {
         try controller.performFetch()
         try refetch.reset()
         var windowed = Durations()
+        var windowedCPU = Durations()
         var baseline = Durations()
         let checked = min(iterations, 40)
         for iteration in 0..<iterations {
             for kind in CommitScenario.Kind.allCases {
                 let stamps = try WriteStamps.measure(probe: probe, try writer.commit(kind, iteration: iteration))
                 if let after = stamps.afterCommit { windowed.append(after) }
+                if let cpu = stamps.afterCommitCPU { windowedCPU.append(cpu) }
                 guard iteration < checked else { continue }
                 let refresh = try refetch.refresh()
                 baseline.append(refresh.nanoseconds)
@@ -202,6 +208,7 @@ enum WindowScenario {
                                             ("cold_open_anchored", "cold open, anchored", coldAnchored, wholeFetch),
                                             ("whole_results", "one-row, whole results", whole, Durations()),
                                             ("window_commit", "one-row, window", windowed, baseline),
+                                            ("window_commit_cpu", "… its thread's CPU", windowedCPU, Durations()),
                                             ("window_move", "move one screen", moves, moveBaseline),
                                             ("resume", "resume, 1,000 edits", resumes, resumeBaseline),
                                             ("resume_relaunched", "… vs relaunched re-fetch", resumes, relaunchedBaseline),

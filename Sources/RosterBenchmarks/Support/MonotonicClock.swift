@@ -14,6 +14,14 @@ enum MonotonicClock {
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 
+    /// Nanoseconds of CPU the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`): what it
+    /// did itself, without the time the system or the host gave other work.
+    static func threadCPU() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
+
     /// The nanoseconds from `start` to `end`; zero if the stamps are out of order.
     static func elapsed(from start: UInt64, to end: UInt64) -> UInt64 {
         end >= start ? end - start : 0
