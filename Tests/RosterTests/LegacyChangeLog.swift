@@ -11,13 +11,8 @@ enum LegacyChangeLog {
     static func makeFormat6(at path: String) throws {
         let connection = try Connection(path: path)
         defer { connection.close() }
-        let logged = try SchemaCatalog.entitiesWithTriggers(on: connection)
-        let entities = try SchemaCatalog.loadEntities(from: connection).values
-            .filter { logged.contains($0.name.lowercased()) }.sorted { $0.name < $1.name }
-        var sql = "BEGIN IMMEDIATE;\n"
-        for entity in entities {
-            for kind in ["insert", "replace", "update", "delete"] { sql += "DROP TRIGGER \"_roster_\(entity.name)_\(kind)\";\n" }
-        }
+        let (entities, dropping) = try triggersToReplace(on: connection)
+        var sql = "BEGIN IMMEDIATE;\n" + dropping
         sql += """
             CREATE TABLE _roster_changes6(seq INTEGER PRIMARY KEY AUTOINCREMENT, entity TEXT NOT NULL, key, batch BLOB);
             INSERT INTO _roster_changes6(seq, entity, key, batch) SELECT seq, entity, key, batch FROM _roster_changes WHERE entity IS NOT NULL;
@@ -78,13 +73,8 @@ enum LegacyChangeLog {
     static func makeFormat7WithoutMask(at path: String) throws {
         let connection = try Connection(path: path)
         defer { connection.close() }
-        let logged = try SchemaCatalog.entitiesWithTriggers(on: connection)
-        let entities = try SchemaCatalog.loadEntities(from: connection).values
-            .filter { logged.contains($0.name.lowercased()) }.sorted { $0.name < $1.name }
-        var sql = "BEGIN IMMEDIATE;\n"
-        for entity in entities {
-            for kind in ["insert", "replace", "update", "delete"] { sql += "DROP TRIGGER \"_roster_\(entity.name)_\(kind)\";\n" }
-        }
+        let (entities, dropping) = try triggersToReplace(on: connection)
+        var sql = "BEGIN IMMEDIATE;\n" + dropping
         sql += "ALTER TABLE _roster_changes DROP COLUMN changed;\n"
         for entity in entities { sql += format7TriggersWithoutMask(for: entity) }
         try connection.execute(sql + "COMMIT;")
@@ -113,5 +103,18 @@ enum LegacyChangeLog {
             CREATE TRIGGER \(trigger("delete")) AFTER DELETE ON \(table) BEGIN \(logWithImage) VALUES ('\(entity.name)', OLD.\(key), \(old)); END;
 
             """
+    }
+
+    /// The entities of the file that have triggers, by name, and the SQL that drops their
+    /// triggers: what each older format starts from.
+    private static func triggersToReplace(on connection: Connection) throws -> (entities: [Entity], dropping: String) {
+        let logged = try SchemaCatalog.entitiesWithTriggers(on: connection)
+        let entities = try SchemaCatalog.loadEntities(from: connection).values
+            .filter { logged.contains($0.name.lowercased()) }.sorted { $0.name < $1.name }
+        var sql = ""
+        for entity in entities {
+            for kind in ["insert", "replace", "update", "delete"] { sql += "DROP TRIGGER \"_roster_\(entity.name)_\(kind)\";\n" }
+        }
+        return (entities, sql)
     }
 }
