@@ -401,21 +401,16 @@ final class ChangeTracker {
                 inPlace(&keys[key, default: (seq, false)]) { $0.moves = $0.moves || moves }
             }
         }
+        // The others had updates alone, none of them to a placing attribute: the scope leaves them.
+        let read = keys.filter { key, entry in entry.moves || batched[key] != nil || scope.keys.contains(key) }
         // Nearly every key to read (re-sorting edits): the join reads them all in SQLite, in
         // the key's order, for less than a look-up each costs (`roster bench --scenario window`).
-        let read = keys.count { key, entry in entry.moves || batched[key] != nil || scope.keys.contains(key) }
-        if read * 4 > keys.count * 3 {
+        if read.count * 4 > keys.count * 3 {
             return try readTriggerEntries(of: entity, after: first, through: last, scope: nil, batched: &batched, resync: &resync, into: &rows)
         }
         let image = try imageStatement(for: entity)
         let lookup = try lookupStatement(for: entity)
-        var unread = 0
-        for (key, entry) in keys {
-            guard entry.moves || batched[key] != nil || scope.keys.contains(key) else {
-                // Updates alone, none of them to a placing attribute: the scope leaves it.
-                unread += 1
-                continue
-            }
+        for (key, entry) in read {
             try image.bind([.integer(entry.first)])
             var before: [Value]?
             do {
@@ -430,7 +425,7 @@ final class ChangeTracker {
             }
             rows[key] = TouchedRow(before: Self.rowAtCursor(key, before: before, firstEntry: entry.first, batched: &batched, resync: &resync), after: after)
         }
-        return unread
+        return keys.count - read.count
     }
 
     /// The entity's row in the columns of `statement` from `offset` on.
