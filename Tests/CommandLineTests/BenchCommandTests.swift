@@ -124,7 +124,7 @@ struct BenchCommandTests {
 
     /// `entities`: its sizes are numbers of entities; it prints and records Roster's
     /// time, the floor's and their ratio, and checks that the live queries hear a commit
-    /// and that the file holds one table and four triggers an entity.
+    /// and that the file holds one table and three triggers an entity.
     @Test func theEntitiesScenarioMeasuresRosterAgainstTheSameSchemaInOneTransaction() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("roster-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -194,8 +194,8 @@ struct ChangeLogTests {
             let connection = try Connection(path: path)
             try connection.execute("""
                 UPDATE _roster_meta SET value = \(format) WHERE name = 'log_format';
-                DROP TRIGGER _roster_Post_insert;
-                CREATE TRIGGER "_roster_Post_insert" AFTER INSERT ON Post BEGIN SELECT 3; END;
+                DROP TRIGGER _roster_Post_insert_or_replace;
+                CREATE TRIGGER "_roster_Post_insert_or_replace" BEFORE INSERT ON Post BEGIN SELECT 3; END;
                 """)
             func fileState() throws -> [Value] {
                 let statement = try connection.prepare(
@@ -241,13 +241,6 @@ struct ChangeLogTests {
         }
     }
 
-    /// What `watched`'s live query hears once `other` ran `sql` and the store looked.
-    func heard(by watched: Watched, after sql: String, on other: Connection) throws -> [ChangeGroup<Value, Value>] {
-        try other.execute(sql)
-        _ = try watched.store.pollExternalChanges()
-        return watched.recorder.takeGroups()
-    }
-
     /// An older Roster still open on the file when it was upgraded misses its table of
     /// before-images and puts its own triggers back, which log no image in the log's rows:
     /// this store takes them for a missing change log, writes the current one again, and
@@ -262,8 +255,7 @@ struct ChangeLogTests {
         try other.execute("""
             BEGIN IMMEDIATE;
             CREATE TABLE "_roster_before_Post"(_roster_seq INTEGER PRIMARY KEY, "id", "title", "day", "rank", "score", "pinned");
-            DROP TRIGGER "_roster_Post_insert"; DROP TRIGGER "_roster_Post_replace";
-            DROP TRIGGER "_roster_Post_update"; DROP TRIGGER "_roster_Post_delete";
+            DROP TRIGGER "_roster_Post_insert_or_replace"; DROP TRIGGER "_roster_Post_update"; DROP TRIGGER "_roster_Post_delete";
             \(LegacyChangeLog.format6Triggers(for: post))
             COMMIT;
             """)
@@ -276,8 +268,8 @@ struct ChangeLogTests {
         // Logged as this Roster reads it again: a value written back is no change (which
         // entries without images cannot tell), a delete a delete.
         _ = watched.recorder.takeGroups()
-        #expect(try heard(by: watched, after: "BEGIN; UPDATE Post SET title = 'x' WHERE id = 'p2'; UPDATE Post SET title = 't' WHERE id = 'p2'; COMMIT", on: other).isEmpty)
-        #expect(try heard(by: watched, after: "DELETE FROM Post WHERE id = 'p2'", on: other) == [ChangeGroup(objectChanges: [
+        #expect(try watched.heard(after: "BEGIN; UPDATE Post SET title = 'x' WHERE id = 'p2'; UPDATE Post SET title = 't' WHERE id = 'p2'; COMMIT", on: other).isEmpty)
+        #expect(try watched.heard(after: "DELETE FROM Post WHERE id = 'p2'", on: other) == [ChangeGroup(objectChanges: [
             ObjectChange(type: .delete, item: "p2", from: IndexPath(item: 1, section: 0), to: nil),
         ])])
     }
@@ -303,8 +295,8 @@ struct ChangeLogTests {
         let other = try Connection(path: store.path)
         defer { other.close() }
         // Written and written back, then only the new attribute: nothing, then an update.
-        #expect(try heard(by: watched, after: "BEGIN; UPDATE Post SET likes = 3 WHERE id = 'p2'; UPDATE Post SET likes = NULL WHERE id = 'p2'; COMMIT", on: other).isEmpty)
-        #expect(try heard(by: watched, after: "UPDATE Post SET likes = 4 WHERE id = 'p2'", on: other) == [ChangeGroup(objectChanges: [
+        #expect(try watched.heard(after: "BEGIN; UPDATE Post SET likes = 3 WHERE id = 'p2'; UPDATE Post SET likes = NULL WHERE id = 'p2'; COMMIT", on: other).isEmpty)
+        #expect(try watched.heard(after: "UPDATE Post SET likes = 4 WHERE id = 'p2'", on: other) == [ChangeGroup(objectChanges: [
             ObjectChange(type: .update, item: "p2", from: IndexPath(item: 1, section: 0), to: IndexPath(item: 1, section: 0)),
         ])])
         #expect(watched.controller.object(at: IndexPath(item: 1, section: 0))?["likes"] == 4)

@@ -105,6 +105,24 @@ enum LegacyChangeLog {
             """
     }
 
+    /// The insert and replace triggers that Rosters of the current log format wrote for
+    /// every entity before one trigger logged inserts and replaces alike for keys that are
+    /// not row ids (what they still are for a row-id key).
+    static func insertTriggersApart(for entity: Entity) -> String {
+        let table = Identifier.quoted(entity.name)
+        let key = Identifier.quoted(entity.key.name)
+        let names = entity.attributes.map { Identifier.quoted($0.name) }.joined(separator: ", ")
+        let images = entity.attributes.indices.map(SchemaCatalog.imageColumn).joined(separator: ", ")
+        func trigger(_ kind: String) -> String { Identifier.quoted("_roster_\(entity.name)_\(kind)") }
+        return """
+            CREATE TRIGGER \(trigger("insert")) AFTER INSERT ON \(table) BEGIN \(SchemaCatalog.currentTriggerMark)) VALUES ('\(entity.name)', NEW.\(key), NULL); END;
+            CREATE TRIGGER \(trigger("replace")) BEFORE INSERT ON \(table) WHEN EXISTS (SELECT 1 FROM \(table) WHERE \(key) = NEW.\(key)) BEGIN
+                \(SchemaCatalog.currentTriggerMark), \(images)) SELECT '\(entity.name)', NEW.\(key), NULL, \(names) FROM \(table) WHERE \(key) = NEW.\(key);
+            END;
+
+            """
+    }
+
     /// The entities of the file that have triggers, by name, and the SQL that drops their
     /// triggers: what each older format starts from.
     private static func triggersToReplace(on connection: Connection) throws -> (entities: [Entity], dropping: String) {
@@ -113,7 +131,7 @@ enum LegacyChangeLog {
             .filter { logged.contains($0.name.lowercased()) }.sorted { $0.name < $1.name }
         var sql = ""
         for entity in entities {
-            for kind in ["insert", "replace", "update", "delete"] { sql += "DROP TRIGGER \"_roster_\(entity.name)_\(kind)\";\n" }
+            for name in SchemaCatalog.changeLogTriggerNames(of: entity) { sql += "DROP TRIGGER \"\(name)\";\n" }
         }
         return (entities, sql)
     }

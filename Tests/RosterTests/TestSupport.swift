@@ -46,6 +46,13 @@ final class WatchedPosts {
         try controller.performFetch()
     }
 
+    /// What the live query hears once `other` ran `sql` and the store looked.
+    func heard(after sql: String, on other: Connection) throws -> [ChangeGroup<Value, Value>] {
+        try other.execute(sql)
+        _ = try store.pollExternalChanges()
+        return recorder.takeGroups()
+    }
+
     /// Whether the live query holds what a fresh fetch reads now.
     func isExact() throws -> Bool {
         let fresh = try ResultsController(store: store, request: controller.request)

@@ -1,10 +1,10 @@
-/// The writing side of the change log: the four triggers that fill `_roster_changes` for
-/// an entity. ``ChangeTracker`` reads what they write, and
+/// The writing side of the change log: the three or four triggers that fill
+/// `_roster_changes` for an entity. ``ChangeTracker`` reads what they write, and
 /// ``SQLiteStorage/checkSchema(of:observed:)`` puts them back when another process dropped
 /// them; the three live in this folder, SQLite's backend, so that both sides of the log
 /// are read together.
 extension SchemaCatalog {
-    /// The change logs of `entities` — each entity's four triggers, replacing those of an
+    /// The change logs of `entities` — each entity's triggers, replacing those of an
     /// older format, and the image columns of `_roster_changes` the widest of them needs
     /// that the table lacks — as SQL to run in the same write transaction as this read.
     static func changeLogs(for entities: [Entity], on connection: Connection) throws(DatabaseError) -> String {
@@ -41,16 +41,23 @@ extension SchemaCatalog {
         return ChangeLogColumns(images: Int(images), hasChangedMask: masks > 0)
     }
 
-    /// The four triggers that fill the change log of `entity` (replacing those of an older
-    /// format), as SQL to run inside a transaction; `_roster_changes` must have an image
-    /// column for each attribute, which is why callers go through ``changeLogs(for:on:)``.
+    /// The triggers that fill the change log of `entity` (replacing those of an older
+    /// format or layout), as SQL to run inside a transaction; `_roster_changes` must have
+    /// an image column for each attribute, which is why callers go through
+    /// ``changeLogs(for:on:)``. Their kinds are ``changeLogTriggerKinds(of:)``:
     ///
-    /// - insert: logs the key, with no before-image (the key did not exist);
-    /// - replace (BEFORE INSERT, only when the key exists, as `INSERT OR REPLACE` does
-    ///   without firing the delete trigger): logs the key with the row it replaces;
+    /// - insert_or_replace (BEFORE INSERT), for a key that is not a row id: logs the key
+    ///   with the row it replaces, if the key exists (`INSERT OR REPLACE` deletes that row
+    ///   without firing the delete trigger), with no before-image otherwise;
+    /// - or, for a row-id key, which SQLite may pick only once the row goes in: insert
+    ///   (AFTER INSERT) logs the key with no before-image, and replace (BEFORE INSERT, only
+    ///   when the key exists) logs the key with the row it replaces;
     /// - update, only when some value changes: logs the old key with the old row, and a
     ///   new key (when the key itself changed) with no before-image;
     /// - delete: logs the key with the old row.
+    ///
+    /// An insert that then fails under `OR IGNORE` or `OR FAIL` leaves insert_or_replace's
+    /// entry behind: its key's row is read and found unchanged, as for any no-op write.
     ///
     /// Each writes with `INSERT OR IGNORE` into a table without constraints: nothing in it
     /// can fail, so it adds no statement journal of its own to the writer's statement. That
@@ -74,12 +81,26 @@ extension SchemaCatalog {
         }.joined(separator: " | ")
         func trigger(_ kind: String) -> String { Identifier.quoted("_roster_\(entity.name)_\(kind)") }
         var sql = ""
-        for kind in ["insert", "replace", "update", "delete"] { sql += "DROP TRIGGER IF EXISTS \(trigger(kind));\n" }
+        for kind in allTriggerKinds { sql += "DROP TRIGGER IF EXISTS \(trigger(kind));\n" }
+        if keyIsRowID(entity) {
+            sql += """
+                CREATE TRIGGER \(trigger("insert")) AFTER INSERT ON \(table) BEGIN \(log) NEW.\(key), NULL); END;
+                CREATE TRIGGER \(trigger("replace")) BEFORE INSERT ON \(table) WHEN EXISTS (SELECT 1 FROM \(table) WHERE \(key) = NEW.\(key)) BEGIN
+                    \(logWithImage) SELECT '\(entity.name)', NEW.\(key), NULL, \(names.joined(separator: ", ")) FROM \(table) WHERE \(key) = NEW.\(key);
+                END;
+
+                """
+        } else {
+            // One row whatever the key: the replaced row's values, or nulls when there is none.
+            let replaced = names.map { "_roster_old.\($0)" }.joined(separator: ", ")
+            sql += """
+                CREATE TRIGGER \(trigger("insert_or_replace")) BEFORE INSERT ON \(table) BEGIN
+                    \(logWithImage) SELECT '\(entity.name)', NEW.\(key), NULL, \(replaced) FROM (SELECT 1) LEFT JOIN \(table) AS _roster_old ON _roster_old.\(key) = NEW.\(key);
+                END;
+
+                """
+        }
         sql += """
-            CREATE TRIGGER \(trigger("insert")) AFTER INSERT ON \(table) BEGIN \(log) NEW.\(key), NULL); END;
-            CREATE TRIGGER \(trigger("replace")) BEFORE INSERT ON \(table) WHEN EXISTS (SELECT 1 FROM \(table) WHERE \(key) = NEW.\(key)) BEGIN
-                \(logWithImage) SELECT '\(entity.name)', NEW.\(key), NULL, \(names.joined(separator: ", ")) FROM \(table) WHERE \(key) = NEW.\(key);
-            END;
             CREATE TRIGGER \(trigger("update")) AFTER UPDATE ON \(table) WHEN \(changed) BEGIN
                 \(logWithImage) VALUES ('\(entity.name)', OLD.\(key), \(mask), \(old));
                 \(currentTriggerMark)) SELECT '\(entity.name)', NEW.\(key), NULL WHERE NEW.\(key) IS NOT OLD.\(key) COLLATE BINARY;
@@ -88,6 +109,25 @@ extension SchemaCatalog {
 
             """
         return sql
+    }
+
+    /// Whether the entity's key is its table's row id (an integer or a bool key: a column
+    /// `INTEGER PRIMARY KEY`), which SQLite picks when an insert gives none — after the
+    /// `BEFORE INSERT` triggers ran, which see -1 for it.
+    private static func keyIsRowID(_ entity: Entity) -> Bool {
+        entity.key.type.columnType == "INTEGER"
+    }
+
+    /// Every kind of trigger an entity's change log has had, in either layout.
+    private static let allTriggerKinds = ["insert", "replace", "insert_or_replace", "update", "delete"]
+
+    /// The kinds of trigger that make up the entity's change log as this Roster writes it:
+    /// one insert trigger for a key that is not a row id, two for one that is (see
+    /// ``changeLog(for:)``). Each trigger is one more object that SQLite loads on every
+    /// `CREATE` after it, so one less an entity makes defining many a third cheaper
+    /// (`roster bench --scenario entities`).
+    static func changeLogTriggerKinds(of entity: Entity) -> [String] {
+        keyIsRowID(entity) ? ["insert", "replace", "update", "delete"] : ["insert_or_replace", "update", "delete"]
     }
 
     /// Text that every trigger of the current format holds and no older format's does
@@ -118,13 +158,32 @@ extension SchemaCatalog {
         columns.images >= attributeCount && (columns.hasChangedMask || connection.isReadOnly)
     }
 
-    /// The names of the triggers that make up an entity's change log, lowercased, as
-    /// SQLite compares names.
-    static func changeLogObjectNames(of entity: Entity) -> [String] {
-        ["insert", "replace", "update", "delete"].map { "_roster_\(entity.name)_\($0)".lowercased() }
+    /// The names of the triggers this Roster writes for the entity's change log
+    /// (``changeLogTriggerKinds(of:)``), lowercased, as SQLite compares names.
+    static func changeLogTriggerNames(of entity: Entity) -> [String] {
+        changeLogTriggerKinds(of: entity).map { triggerName(entity, $0) }
     }
 
-    /// Whether the file holds the entity's whole change log (four triggers of the current
+    /// Every name a trigger of the entity's change log can have, in this Roster's layout or
+    /// the four triggers of the Rosters before it, lowercased: the store's own triggers.
+    static func changeLogObjectNames(of entity: Entity) -> [String] {
+        allTriggerKinds.map { triggerName(entity, $0) }
+    }
+
+    /// Whether `names` (lowercased) hold a whole set of the entity's change-log triggers:
+    /// this Roster's, or — for a key that is not a row id — the four the Rosters before it
+    /// wrote (an insert trigger and a replace trigger), which log the same entries.
+    static func hasChangeLogTriggers(of entity: Entity, among names: Set<String>) -> Bool {
+        guard names.contains(triggerName(entity, "update")), names.contains(triggerName(entity, "delete")) else { return false }
+        let apart = names.contains(triggerName(entity, "insert")) && names.contains(triggerName(entity, "replace"))
+        return apart || (!keyIsRowID(entity) && names.contains(triggerName(entity, "insert_or_replace")))
+    }
+
+    private static func triggerName(_ entity: Entity, _ kind: String) -> String {
+        "_roster_\(entity.name)_\(kind)".lowercased()
+    }
+
+    /// Whether the file holds the entity's whole change log (its triggers of the current
     /// format, and an image column in `_roster_changes` for each attribute), as the
     /// connection sees it.
     ///

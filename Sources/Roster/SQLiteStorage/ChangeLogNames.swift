@@ -30,9 +30,10 @@ struct ChangeLogNames {
         return ChangeLogNames(names: names, version: version)
     }
 
-    /// Whether the entity's four triggers are among the names. Its change log is whole
-    /// when `_roster_changes` also has an image column for each of its attributes.
+    /// Whether the entity's change-log triggers are among the names
+    /// (``SchemaCatalog/hasChangeLogTriggers(of:among:)``). Its change log is whole when
+    /// `_roster_changes` also has an image column for each of its attributes.
     func hasTriggers(of entity: Entity) -> Bool {
-        SchemaCatalog.changeLogObjectNames(of: entity).allSatisfy(names.contains)
+        SchemaCatalog.hasChangeLogTriggers(of: entity, among: names)
     }
 }

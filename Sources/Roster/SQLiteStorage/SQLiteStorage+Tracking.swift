@@ -151,7 +151,7 @@ extension SQLiteStorage {
             changeLogNames = nil
             return
         }
-        for entity in entities { logs.names.formUnion(SchemaCatalog.changeLogObjectNames(of: entity)) }
+        for entity in entities { logs.names.formUnion(SchemaCatalog.changeLogTriggerNames(of: entity)) }
         logs.version = versions.after
         changeLogNames = logs
     }

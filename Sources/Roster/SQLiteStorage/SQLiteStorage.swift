@@ -24,7 +24,7 @@ final class SQLiteStorage {
     /// looks its change log up in, so that it reads `sqlite_schema` (which has no index)
     /// only when the schema changed in a way this store did not make (``ChangeLogNames``).
     var changeLogNames: ChangeLogNames?
-    /// Entities whose change log (its four triggers) this backend has
+    /// Entities whose change log (its triggers) this backend has
     /// found or created in the file, so that a new live query on them costs no look-up.
     /// ``checkSchema(of:observed:)`` keeps it up to date when another connection changes
     /// the schema.

@@ -16,7 +16,7 @@
 ///   such a file as before.) The first entry
 ///   of a key after a reader's cursor thus tells what the key held at the cursor, so a
 ///   live query can tell a real change from a value changed and changed back without
-///   keeping anything of the row but its sort values. An entity's four triggers (its
+///   keeping anything of the row but its sort values. An entity's triggers (its
 ///   *change log*) exist only once a live query in some process has watched the entity
 ///   (see ``Store/ensureTracking(of:)``): defining an entity creates its table alone.
 ///   `seq` is the row id, not `AUTOINCREMENT` (which rewrote a row of `sqlite_sequence`

@@ -107,7 +107,7 @@ extension Store {
 
     /// Makes sure the backend records the entities' writes before a live query starts
     /// watching them, starting it the first time any live query, in any process, watches an
-    /// entity (for SQLite: its change log, four triggers), for all of them in one write
+    /// entity (for SQLite: its change log, three or four triggers), for all of them in one write
     /// transaction.
     ///
     /// Starting takes the write lock, so every other writer's transaction either committed
