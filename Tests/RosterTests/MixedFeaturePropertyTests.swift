@@ -33,7 +33,9 @@ struct MixedFeaturePropertyTests {
     @Test("SQLite: every step leaves every live query exact", arguments: MixedFeaturePropertyTests.seeds)
     func sqlite(seed: Int) throws {
         let store = try Store.temporary()
-        try MixedWorld(store: store, other: { try Store(path: store.path) }, seed: seed).run()
+        let raw = try Connection(path: store.path)
+        defer { raw.close() }
+        try MixedWorld(store: store, other: { try Store(path: store.path) }, raw: raw, seed: seed).run()
     }
 
     @Test("PostgreSQL: every step leaves every live query exact", .needsPostgreSQL, arguments: MixedFeaturePropertyTests.seeds)
@@ -53,6 +55,9 @@ final class MixedWorld {
     /// as another process must.
     var other: Store
     let openOther: () throws -> Store
+    /// A connection that is not a store (SQLite: its writes go through the triggers); nil
+    /// on PostgreSQL, where raw SQL goes through `other`.
+    let raw: Connection?
     let seed: Int
     var random: SplitMix64
     var added = 0
@@ -63,14 +68,17 @@ final class MixedWorld {
     /// What happened so far, for a failure's message.
     var log: [String] = []
 
-    /// - Parameter other: opens another connection to the same database, once the entities
-    ///   are defined there.
-    init(store: Store, other: @escaping () throws -> Store, seed: Int) throws {
+    /// - Parameters:
+    ///   - other: opens another connection to the same database, once the entities are
+    ///     defined there.
+    ///   - raw: on SQLite, a connection that is not a store, for raw SQL.
+    init(store: Store, other: @escaping () throws -> Store, raw: Connection? = nil, seed: Int) throws {
         try store.define(Entity("F", key: "id", attributes: [Attribute("id", .string), Attribute("name", .string)]))
         try store.define(Self.tEntity(added: 0))
         self.store = store
         self.other = try other()
         openOther = other
+        self.raw = raw
         self.seed = seed
         random = SplitMix64(seed: UInt64(seed) &* 7_919 &+ 17)
         try store.write {
@@ -153,7 +161,7 @@ final class MixedWorld {
     // MARK: Steps
 
     func randomStep() throws {
-        switch Int.random(in: 0..<16, using: &random) {
+        switch Int.random(in: 0..<17, using: &random) {
         case 0, 1, 2: try write(through: store, what: "store")
         case 3: try write(through: other, what: "other connection"); _ = try store.pollExternalChanges()
         case 4:
@@ -190,10 +198,41 @@ final class MixedWorld {
             }) else { return try write(through: store, what: "store") }
             log.append("\(step): delete the anchor \(key)")
             if try store.fetch("T", key: key) != nil { try store.delete("T", key: key) }
+        case 16:
+            try insertInRawSQL()
         default:
             log.append("\(step): transaction of three writes")
             try store.write { for _ in 0..<3 { try writeOnce(store) } }
         }
+    }
+
+    /// An insert in raw SQL through another connection: a new key or one that exists,
+    /// added, replaced, upserted or ignored, or a statement that fails, whole or (`OR FAIL`)
+    /// after its first row. `OR` clauses are SQLite's alone.
+    func insertInRawSQL() throws {
+        let (first, second) = (randomKey(), randomKey())
+        let (n1, n2) = (Int.random(in: 0..<8, using: &random), Int.random(in: 0..<8, using: &random))
+        let s = pick(["'a'", "'b'", "NULL"])
+        var statements = [
+            #"INSERT INTO "T"(id, n, s) VALUES ('\#(first)', \#(n1), \#(s))"#,
+            #"INSERT INTO "T"(id, n) VALUES ('\#(first)', \#(n1)) ON CONFLICT(id) DO NOTHING"#,
+            #"INSERT INTO "T"(id, n, s) VALUES ('\#(first)', \#(n1), \#(s)) ON CONFLICT(id) DO UPDATE SET n = excluded.n"#,
+        ]
+        if raw != nil {
+            statements += [
+                #"INSERT OR REPLACE INTO "T"(id, n, s) VALUES ('\#(first)', \#(n1), \#(s)), ('\#(second)', \#(n2), NULL)"#,
+                #"INSERT OR IGNORE INTO "T"(id, n) VALUES ('\#(first)', \#(n1)), ('\#(second)', \#(n2))"#,
+                #"INSERT OR FAIL INTO "T"(id, n) VALUES ('\#(first)', \#(n1)), ('\#(second)', \#(n2))"#,
+            ]
+        }
+        let sql = pick(statements)
+        log.append("\(step): raw SQL through another connection: \(sql)")
+        do {
+            if let raw { try raw.execute(sql) } else { try other.execute(sql) }
+        } catch {
+            log.append("    failed: \(error)")
+        }
+        _ = try store.pollExternalChanges()
     }
 
     /// Adds an attribute to `T`; the other connection opens again to see it.
