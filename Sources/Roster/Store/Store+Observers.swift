@@ -16,13 +16,22 @@ protocol StoreObserver: AnyObject {
 /// A registration that does not keep its observer alive.
 struct WeakObserver {
     weak var observer: (any StoreObserver)?
+    /// The observer's identity, which finds its registration without loading a weak
+    /// reference. An observer that went away without removing itself may leave its address
+    /// to a new one: both registrations then have this identity, and removing goes by it.
+    let id: ObjectIdentifier
+
+    init(_ observer: any StoreObserver) {
+        self.observer = observer
+        id = ObjectIdentifier(observer)
+    }
 }
 
 extension Store {
     /// Starts telling `observer` about commits, after those already registered.
     func addObserver(_ observer: any StoreObserver) {
-        observers.removeAll { $0.observer == nil || $0.observer === observer }
-        observers.append(WeakObserver(observer: observer))
+        removeObserver(observer)
+        observers.append(WeakObserver(observer))
         observerDidChangeEntities(observer)
     }
 
@@ -33,9 +42,15 @@ extension Store {
         storage.willDeliver(observer.observedEntityNames)
     }
 
-    /// Stops telling `observer` about commits.
+    /// Stops telling `observer` about commits: empties its registration, which the next
+    /// delivery drops with those of observers that went away. By identity, loading no weak
+    /// reference and moving no other registration: a store releasing 1,000 live queries
+    /// one after another spent 0.1 s doing both for each (issue 37's 1,000 entities).
     func removeObserver(_ observer: any StoreObserver) {
-        observers.removeAll { $0.observer == nil || $0.observer === observer }
+        let id = ObjectIdentifier(observer)
+        for index in observers.indices where observers[index].id == id {
+            observers[index].observer = nil
+        }
     }
 
     /// Reads what was committed since the last delivery and hands it to each observer, in
