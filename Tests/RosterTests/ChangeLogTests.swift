@@ -187,15 +187,15 @@ struct ChangeLogTests {
         }
     }
 
-    @Test(arguments: ["8", "99", "0", "'3'", "3.0", "x'03'"])
+    @Test(arguments: ["9", "99", "0", "'3'", "3.0", "x'03'"])
     func aFileWithAnUnknownLogFormatIsRefusedAndLeftAsItWas(format: String) throws {
         try withStoreFile { path in
             // A newer Roster, or someone else, wrote another format and its own trigger.
             let connection = try Connection(path: path)
             try connection.execute("""
                 UPDATE _roster_meta SET value = \(format) WHERE name = 'log_format';
-                DROP TRIGGER _roster_Post_insert_or_replace;
-                CREATE TRIGGER "_roster_Post_insert_or_replace" BEFORE INSERT ON Post BEGIN SELECT 3; END;
+                DROP TRIGGER _roster_Post_upsert;
+                CREATE TRIGGER "_roster_Post_upsert" BEFORE INSERT ON Post BEGIN SELECT 3; END;
                 """)
             func fileState() throws -> [Value] {
                 let statement = try connection.prepare(
@@ -255,7 +255,7 @@ struct ChangeLogTests {
         try other.execute("""
             BEGIN IMMEDIATE;
             CREATE TABLE "_roster_before_Post"(_roster_seq INTEGER PRIMARY KEY, "id", "title", "day", "rank", "score", "pinned");
-            DROP TRIGGER "_roster_Post_insert_or_replace"; DROP TRIGGER "_roster_Post_update"; DROP TRIGGER "_roster_Post_delete";
+            DROP TRIGGER "_roster_Post_upsert"; DROP TRIGGER "_roster_Post_update"; DROP TRIGGER "_roster_Post_delete";
             \(LegacyChangeLog.format6Triggers(for: post))
             COMMIT;
             """)

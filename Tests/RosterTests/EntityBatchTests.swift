@@ -137,7 +137,7 @@ struct EntityBatchTests {
         try store.startTracking(["A", "B"])
         let other = try Connection(path: store.path)
         defer { other.close() }
-        try other.execute("DROP TRIGGER _roster_B_insert_or_replace")
+        try other.execute("DROP TRIGGER _roster_B_upsert")
         let controller = try ResultsController(store: store, request: FetchRequest(entity: "B", sortKeys: [SortKey("rank")]))
         try controller.performFetch()
         try other.execute("INSERT INTO B(id, rank) VALUES ('x', 1)")

@@ -35,7 +35,7 @@ struct InsertTriggerTests {
 
     @Test func aStringKeyHasOneInsertTriggerARowIDKeyTwo() throws {
         let watched = try WatchedPosts()
-        #expect(try triggers(on: "Post", in: watched.store) == ["_roster_Post_delete", "_roster_Post_insert_or_replace", "_roster_Post_update"])
+        #expect(try triggers(on: "Post", in: watched.store) == ["_roster_Post_delete", "_roster_Post_update", "_roster_Post_upsert"])
         let items = try watchedItems()
         #expect(try triggers(on: "Item", in: items.store) == ["_roster_Item_delete", "_roster_Item_insert", "_roster_Item_replace", "_roster_Item_update"])
     }
@@ -93,16 +93,17 @@ struct InsertTriggerTests {
         #expect(items.controller.object(at: IndexPath(item: 1, section: 0))?["title"] == "replaced")
     }
 
-    /// A file whose string-keyed entity has the four triggers the Rosters before wrote keeps
-    /// them (they log the same entries), and what they log is heard; when one of them is
-    /// gone, the store writes its own three, and the old insert trigger goes with the rest.
-    @Test func theFourTriggersOfTheRostersBeforeAreKeptUntilOneIsMissing() throws {
+    /// Format 7's four triggers for a string key, put back by a Roster of format 7 open when
+    /// the file was upgraded, are kept (they log the same entries), and what they log is
+    /// heard; when one of them is gone, the store writes its own three, and the old insert
+    /// trigger goes with the rest.
+    @Test func format7sFourTriggersAreKeptUntilOneIsMissing() throws {
         let watched = try WatchedPosts()
         let store = watched.store
         let post = try store.entity(named: "Post")
         let other = try Connection(path: store.path)
         defer { other.close() }
-        try other.execute("BEGIN IMMEDIATE; DROP TRIGGER _roster_Post_insert_or_replace; \(LegacyChangeLog.insertTriggersApart(for: post)) COMMIT")
+        try other.execute("BEGIN IMMEDIATE; DROP TRIGGER _roster_Post_upsert; \(LegacyChangeLog.insertTriggersApart(for: post)) COMMIT")
         let apart = ["_roster_Post_delete", "_roster_Post_insert", "_roster_Post_replace", "_roster_Post_update"]
         #expect(try watched.heard(after: "INSERT OR REPLACE INTO Post(id, rank, title) VALUES ('p2', 2, 'x')", on: other) == [ChangeGroup(objectChanges: [
             ObjectChange(type: .update, item: "p2", from: IndexPath(item: 1, section: 0), to: IndexPath(item: 1, section: 0)),
@@ -118,11 +119,91 @@ struct InsertTriggerTests {
         #expect(try !SchemaCatalog.hasChangeLog(of: post, on: store.writer))
         _ = try store.pollExternalChanges()
         _ = watched.recorder.takeGroups()
-        #expect(try triggers(on: "Post", in: store) == ["_roster_Post_delete", "_roster_Post_insert_or_replace", "_roster_Post_update"])
+        #expect(try triggers(on: "Post", in: store) == ["_roster_Post_delete", "_roster_Post_update", "_roster_Post_upsert"])
         #expect(try watched.heard(after: "INSERT OR REPLACE INTO Post(id, rank, title) VALUES ('p3', 0, 't')", on: other) == [ChangeGroup(objectChanges: [
             ObjectChange(type: .move, item: "p3", from: IndexPath(item: 2, section: 0), to: IndexPath(item: 0, section: 0)),
         ])])
         #expect(try watched.isExact())
         withExtendedLifetime(second) {}
+    }
+
+    /// Statements that insert many rows: one key twice, and copies of the table's own rows.
+    @Test func statementsThatInsertManyRowsAreHeardAsTheirNetEffect() throws {
+        let watched = try WatchedPosts()
+        let other = try Connection(path: watched.store.path)
+        defer { other.close() }
+        var shown = watched.controller.snapshot
+        for sql in [
+            "INSERT OR REPLACE INTO Post(id, rank, title) VALUES ('p8', 8, 'a'), ('p8', 8, 'b'), ('p1', 1, 'c')",
+            "INSERT INTO Post(id, rank, title) SELECT id || 'c', rank + 10, title FROM Post",
+        ] {
+            let groups = try watched.heard(after: sql, on: other)
+            #expect(groups.count == 1, "\(sql)")
+            for group in groups { shown = try group.apply(to: shown) }
+            #expect(shown == watched.controller.snapshot)
+            #expect(try watched.isExact())
+        }
+        #expect(shown.flatMap(\.items) == ["p1", "p2", "p3", "p8", "p1c", "p2c", "p3c", "p8c"])
+        #expect(watched.controller.object(at: IndexPath(item: 3, section: 0))?["title"] == "b")
+    }
+
+    /// A double key is no row id: one insert trigger, which logs the key as the table
+    /// stores it (5 given, 5.0 kept).
+    @Test func aDoubleKeyHasOneInsertTriggerAndIsHeardAsStored() throws {
+        let store = try Store.temporary()
+        try store.define(Entity("Pt", key: "x", attributes: [Attribute("x", .double), Attribute("label", .string)]))
+        try store.insert("Pt", ["x": 1.5, "label": "a"])
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Pt", sortKeys: [SortKey("x")]))
+        let recorder = GroupRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        #expect(try triggers(on: "Pt", in: store) == ["_roster_Pt_delete", "_roster_Pt_update", "_roster_Pt_upsert"])
+        let other = try Connection(path: store.path)
+        defer { other.close() }
+        try other.execute("INSERT INTO Pt(x, label) VALUES (5, 'five'); INSERT OR REPLACE INTO Pt(x, label) VALUES (1.5, 'b')")
+        _ = try store.pollExternalChanges()
+        let changes = recorder.takeGroups().flatMap(\.objectChanges)
+        #expect(Set(changes.map { "\($0.type) \($0.item)" }) == ["insert 5.0", "update 1.5"])
+        #expect(controller.snapshot.flatMap(\.items) == [.double(1.5), .double(5)])
+        #expect(controller.object(at: IndexPath(item: 0, section: 0))?["label"] == "b")
+    }
+
+    /// A format 7 file (the insert and replace triggers apart for every entity): a read-only
+    /// store reads it as it is, and hears inserts through those triggers; a store that
+    /// writes brings it to format 8, with three triggers, and hears them through the new one.
+    @Test func aFormat7FileIsReadAsItIsAndUpgradedToThreeTriggers() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("roster-format7-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        do {
+            let store = try Store(path: path)
+            try store.define(postEntity())
+            try store.ensureTracking(of: store.entity(named: "Post"))
+        }
+        try LegacyChangeLog.makeFormat7(at: path)
+        let other = try Connection(path: path)
+        defer { other.close() }
+        func format() throws -> Value {
+            let statement = try other.prepare("SELECT value FROM _roster_meta WHERE name = 'log_format'")
+            _ = try statement.step()
+            return statement.column(0)
+        }
+        let apart = ["_roster_Post_delete", "_roster_Post_insert", "_roster_Post_replace", "_roster_Post_update"]
+
+        let reader = try Store(path: path, readOnly: true)
+        let read = try ResultsController(store: reader, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+        try read.performFetch()
+        try other.execute("INSERT INTO Post(id, rank) VALUES ('a', 1)")
+        _ = try reader.pollExternalChanges()
+        #expect(read.snapshot.flatMap(\.items) == ["a"])
+        #expect(try format() == .integer(7))
+        #expect(try triggers(on: "Post", in: reader) == apart)
+
+        let writer = try Store(path: path)
+        #expect(try format() == .integer(Int64(SchemaCatalog.logFormat)))
+        #expect(try triggers(on: "Post", in: writer) == ["_roster_Post_delete", "_roster_Post_update", "_roster_Post_upsert"])
+        try other.execute("INSERT OR REPLACE INTO Post(id, rank) VALUES ('a', 2); INSERT INTO Post(id, rank) VALUES ('b', 0)")
+        _ = try reader.pollExternalChanges()
+        #expect(read.snapshot.flatMap(\.items) == ["b", "a"])
+        #expect(read.object(at: IndexPath(item: 1, section: 0))?["rank"] == 2)
     }
 }

@@ -77,7 +77,22 @@ enum LegacyChangeLog {
         var sql = "BEGIN IMMEDIATE;\n" + dropping
         sql += "ALTER TABLE _roster_changes DROP COLUMN changed;\n"
         for entity in entities { sql += format7TriggersWithoutMask(for: entity) }
-        try connection.execute(sql + "COMMIT;")
+        try connection.execute(sql + "UPDATE _roster_meta SET value = 7 WHERE name = 'log_format';\nCOMMIT;")
+    }
+
+    /// Rewrites the change logs of the store file at `path` as log format 7 had them last:
+    /// the insert and replace triggers apart for every entity (``insertTriggersApart(for:)``).
+    static func makeFormat7(at path: String) throws {
+        let connection = try Connection(path: path)
+        defer { connection.close() }
+        let logged = try SchemaCatalog.entitiesWithTriggers(on: connection)
+        var sql = "BEGIN IMMEDIATE;\n"
+        // (A row-id key's change log already has them.)
+        for entity in try SchemaCatalog.loadEntities(from: connection).values.sorted(by: { $0.name < $1.name })
+        where logged.contains(entity.name.lowercased()) && SchemaCatalog.changeLogTriggerKinds(of: entity).contains("upsert") {
+            sql += "DROP TRIGGER \"_roster_\(entity.name)_upsert\";\n" + insertTriggersApart(for: entity)
+        }
+        try connection.execute(sql + "UPDATE _roster_meta SET value = 7 WHERE name = 'log_format';\nCOMMIT;")
     }
 
     /// The four triggers of format 7 before the mask, as it wrote them.
@@ -105,9 +120,9 @@ enum LegacyChangeLog {
             """
     }
 
-    /// The insert and replace triggers that Rosters of the current log format wrote for
-    /// every entity before one trigger logged inserts and replaces alike for keys that are
-    /// not row ids (what they still are for a row-id key).
+    /// The insert and replace triggers that format 7 wrote for every entity, before one
+    /// trigger logged inserts and replaces alike for keys that are not row ids (what they
+    /// still are for a row-id key).
     static func insertTriggersApart(for entity: Entity) -> String {
         let table = Identifier.quoted(entity.name)
         let key = Identifier.quoted(entity.key.name)
@@ -131,7 +146,7 @@ enum LegacyChangeLog {
             .filter { logged.contains($0.name.lowercased()) }.sorted { $0.name < $1.name }
         var sql = ""
         for entity in entities {
-            for name in SchemaCatalog.changeLogTriggerNames(of: entity) { sql += "DROP TRIGGER \"\(name)\";\n" }
+            for name in SchemaCatalog.changeLogObjectNames(of: entity) { sql += "DROP TRIGGER IF EXISTS \"\(name)\";\n" }
         }
         return (entities, sql)
     }

@@ -42,4 +42,16 @@ struct ObserverRegistrationTests {
         #expect(log.heard == controllers.map(ObjectIdentifier.init))
         #expect(controllers[0].snapshot.flatMap(\.items) == ["b", "a"])
     }
+
+    /// Live queries made and released while nothing commits (no delivery drops their
+    /// registrations): the store's list stays about twice as long as the live ones.
+    @Test func registrationsOfReleasedLiveQueriesDoNotPileUpWithoutACommit() throws {
+        let store = try postStore()
+        let log = Log()
+        let kept = try (0..<10).map { _ in try liveQuery(on: store, log: log) }
+        for _ in 0..<1_000 { _ = try liveQuery(on: store, log: log) }
+        #expect(store.observers.count <= 2 * kept.count + 2, "\(store.observers.count) registrations for \(kept.count) live queries")
+        try store.insert("Post", ["id": "a", "rank": 1])
+        #expect(log.heard == kept.map(ObjectIdentifier.init))
+    }
 }

@@ -46,8 +46,8 @@ extension SchemaCatalog {
     /// an image column for each attribute, which is why callers go through
     /// ``changeLogs(for:on:)``. Their kinds are ``changeLogTriggerKinds(of:)``:
     ///
-    /// - insert_or_replace (BEFORE INSERT), for a key that is not a row id: logs the key
-    ///   with the row it replaces, if the key exists (`INSERT OR REPLACE` deletes that row
+    /// - upsert (BEFORE INSERT), for a key that is not a row id: logs the key of any
+    ///   insert with the row it replaces, if the key exists (`INSERT OR REPLACE` deletes that row
     ///   without firing the delete trigger), with no before-image otherwise;
     /// - or, for a row-id key, which SQLite may pick only once the row goes in: insert
     ///   (AFTER INSERT) logs the key with no before-image, and replace (BEFORE INSERT, only
@@ -56,7 +56,7 @@ extension SchemaCatalog {
     ///   new key (when the key itself changed) with no before-image;
     /// - delete: logs the key with the old row.
     ///
-    /// An insert that then fails under `OR IGNORE` or `OR FAIL` leaves insert_or_replace's
+    /// An insert that then fails under `OR IGNORE` or `OR FAIL` leaves upsert's
     /// entry behind: its key's row is read and found unchanged, as for any no-op write.
     ///
     /// Each writes with `INSERT OR IGNORE` into a table without constraints: nothing in it
@@ -94,7 +94,7 @@ extension SchemaCatalog {
             // One row whatever the key: the replaced row's values, or nulls when there is none.
             let replaced = names.map { "_roster_old.\($0)" }.joined(separator: ", ")
             sql += """
-                CREATE TRIGGER \(trigger("insert_or_replace")) BEFORE INSERT ON \(table) BEGIN
+                CREATE TRIGGER \(trigger("upsert")) BEFORE INSERT ON \(table) BEGIN
                     \(logWithImage) SELECT '\(entity.name)', NEW.\(key), NULL, \(replaced) FROM (SELECT 1) LEFT JOIN \(table) AS _roster_old ON _roster_old.\(key) = NEW.\(key);
                 END;
 
@@ -118,8 +118,12 @@ extension SchemaCatalog {
         entity.key.type.columnType == "INTEGER"
     }
 
-    /// Every kind of trigger an entity's change log has had, in either layout.
-    private static let allTriggerKinds = ["insert", "replace", "insert_or_replace", "update", "delete"]
+    /// Every kind of trigger an entity's change log has had, in either layout. A trigger is
+    /// named `_roster_<entity>_<kind>`, and trigger names are the file's, not the table's:
+    /// no kind holds an underscore, so that one entity's trigger never has the name of
+    /// another's (a kind `insert_or_replace` would make `Post`'s trigger the replace
+    /// trigger of an entity named `Post_insert_or`).
+    private static let allTriggerKinds = ["insert", "replace", "upsert", "update", "delete"]
 
     /// The kinds of trigger that make up the entity's change log as this Roster writes it:
     /// one insert trigger for a key that is not a row id, two for one that is (see
@@ -127,7 +131,7 @@ extension SchemaCatalog {
     /// `CREATE` after it, so one less an entity makes defining many a third cheaper
     /// (`roster bench --scenario entities`).
     static func changeLogTriggerKinds(of entity: Entity) -> [String] {
-        keyIsRowID(entity) ? ["insert", "replace", "update", "delete"] : ["insert_or_replace", "update", "delete"]
+        keyIsRowID(entity) ? ["insert", "replace", "update", "delete"] : ["upsert", "update", "delete"]
     }
 
     /// Text that every trigger of the current format holds and no older format's does
@@ -164,19 +168,21 @@ extension SchemaCatalog {
         changeLogTriggerKinds(of: entity).map { triggerName(entity, $0) }
     }
 
-    /// Every name a trigger of the entity's change log can have, in this Roster's layout or
-    /// the four triggers of the Rosters before it, lowercased: the store's own triggers.
+    /// Every name a trigger of the entity's change log can have, in format 8's layout or
+    /// format 7's four triggers, lowercased: the store's own triggers.
     static func changeLogObjectNames(of entity: Entity) -> [String] {
         allTriggerKinds.map { triggerName(entity, $0) }
     }
 
     /// Whether `names` (lowercased) hold a whole set of the entity's change-log triggers:
-    /// this Roster's, or — for a key that is not a row id — the four the Rosters before it
-    /// wrote (an insert trigger and a replace trigger), which log the same entries.
+    /// format 8's, or — for a key that is not a row id — the four format 7 wrote (an insert
+    /// trigger and a replace trigger), which log the same entries: what a read-only store
+    /// finds in a format 7 file, or a store finds after a Roster of format 7, open when the
+    /// file was upgraded, put its own back.
     static func hasChangeLogTriggers(of entity: Entity, among names: Set<String>) -> Bool {
         guard names.contains(triggerName(entity, "update")), names.contains(triggerName(entity, "delete")) else { return false }
         let apart = names.contains(triggerName(entity, "insert")) && names.contains(triggerName(entity, "replace"))
-        return apart || (!keyIsRowID(entity) && names.contains(triggerName(entity, "insert_or_replace")))
+        return apart || (!keyIsRowID(entity) && names.contains(triggerName(entity, "upsert")))
     }
 
     private static func triggerName(_ entity: Entity, _ kind: String) -> String {

@@ -151,7 +151,11 @@ extension SQLiteStorage {
             changeLogNames = nil
             return
         }
-        for entity in entities { logs.names.formUnion(SchemaCatalog.changeLogTriggerNames(of: entity)) }
+        for entity in entities {
+            // Writing a change log drops every trigger name it may have had.
+            logs.names.subtract(SchemaCatalog.changeLogObjectNames(of: entity))
+            logs.names.formUnion(SchemaCatalog.changeLogTriggerNames(of: entity))
+        }
         logs.version = versions.after
         changeLogNames = logs
     }

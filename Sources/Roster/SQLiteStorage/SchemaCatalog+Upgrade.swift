@@ -1,11 +1,12 @@
 /// Bringing the change log of a file written by an older Roster to the current format.
 extension SchemaCatalog {
-    /// Brings a change log in format 1 to 6 to format 7, inside the caller's write
+    /// Brings a change log in format 1 to 7 to format 8, inside the caller's write
     /// transaction, keeping every entry and before-image (a reader in another process may
     /// not have read them yet):
     ///
     /// - the store's triggers are dropped (they name the tables this replaces) and those of
-    ///   every entity that had them are written again, as format 7 makes them;
+    ///   every entity that had them are written again, as format 8 makes them (for a
+    ///   format 7 file, that is all there is to do);
     /// - `_roster_changes` is rebuilt as format 7 has it — `seq` the row id rather than
     ///   `AUTOINCREMENT`, no `NOT NULL`, no partial index, the columns `old0` … — with
     ///   every entry under its `seq`; each before-image (formats 2 to 6 kept them in a table

@@ -44,10 +44,15 @@ enum SchemaCatalog {
     /// log row (columns `old0` …) instead of a table per entity, numbers entries by row id
     /// instead of `AUTOINCREMENT`, and drops the partial index: a logged update costs one
     /// insert instead of two, with nothing else to maintain. A Roster that reads format 6
-    /// would look for the before-images where they no longer are.
-    static let logFormat = 7
+    /// would look for the before-images where they no longer are. 8 logs an insert, or the
+    /// row it replaces, with one `BEFORE INSERT` trigger for an entity whose key is not a
+    /// row id (three triggers where four were: ``changeLogTriggerKinds(of:)``); the log is
+    /// format 7's. A Roster that writes format 7 would take that change log for missing
+    /// and write its own triggers beside it — logging inserts twice, or, without the
+    /// mask, rewriting them each time this one does — and must refuse the file.
+    static let logFormat = 8
     /// The oldest format whose files a read-only store reads as they are: the layout of
-    /// before-images changed in format 7.
+    /// before-images changed in format 7, and format 8 logs what format 7 did.
     static let oldestReadableFormat = 7
 
     /// The column of `_roster_changes` that holds the value of an entity's attribute

@@ -31,6 +31,9 @@ extension Store {
     /// Starts telling `observer` about commits, after those already registered.
     func addObserver(_ observer: any StoreObserver) {
         removeObserver(observer)
+        // Live queries made and released with no delivery between: dropped here once they
+        // are half the registrations, so that the list stays as long as twice the live ones.
+        if emptiedObservers * 2 > observers.count { dropEmptyObservers() }
         observers.append(WeakObserver(observer))
         observerDidChangeEntities(observer)
     }
@@ -50,7 +53,14 @@ extension Store {
         let id = ObjectIdentifier(observer)
         for index in observers.indices where observers[index].id == id {
             observers[index].observer = nil
+            emptiedObservers += 1
         }
+    }
+
+    /// Drops the registrations of observers removed or gone.
+    private func dropEmptyObservers() {
+        observers.removeAll { $0.observer == nil }
+        emptiedObservers = 0
     }
 
     /// Reads what was committed since the last delivery and hands it to each observer, in
@@ -214,7 +224,7 @@ extension Store {
         var result: T?
         repeat {
             hasPendingDelivery = false
-            observers.removeAll { $0.observer == nil }
+            dropEmptyObservers()
             // Before the read transaction, so that it sees every commit not logged for them.
             let pending = startPendingTracking()
             let names = observedNames()

@@ -37,6 +37,8 @@ public final class Store {
     var entitiesByName: [String: Entity] = [:]
     /// Live queries, in the order they were registered.
     var observers: [WeakObserver] = []
+    /// How many registrations `removeObserver` emptied since `observers` last dropped them.
+    var emptiedObservers = 0
     /// Set while observers are being notified, so nested commits are delivered after.
     var isDelivering = false
     /// Set when a commit happens during delivery, so another round follows.
