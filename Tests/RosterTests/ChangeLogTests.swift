@@ -152,21 +152,8 @@ struct ChangeLogTests {
         #expect(controller.numberOfObjects == 4)
     }
 
-    /// A store file in the temporary folder with Post defined and its change log made, as
-    /// every Roster before the lazy change log left it; removed when `body` returns.
-    func withStoreFile(_ body: (String) throws -> Void) throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("roster-format-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        do {
-            let store = try Store(path: path)
-            try store.define(postEntity())
-            try store.ensureTracking(of: store.entity(named: "Post"))
-        }
-        try body(path)
-    }
-
     @Test func aFileWithoutTheLogsRemovalGuardGetsItWhenAStoreOpensIt() throws {
-        try withStoreFile { path in
+        try withPostStoreFile { path in
             let guardCount = "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND name = '_roster_changes_removed'"
             #expect(try ExternalConnection(path: path).run(guardCount) == [["1"]])
             try ExternalConnection(path: path).execute("DROP TRIGGER _roster_changes_removed")
@@ -189,7 +176,7 @@ struct ChangeLogTests {
 
     @Test(arguments: ["9", "99", "0", "'3'", "3.0", "x'03'"])
     func aFileWithAnUnknownLogFormatIsRefusedAndLeftAsItWas(format: String) throws {
-        try withStoreFile { path in
+        try withPostStoreFile { path in
             // A newer Roster, or someone else, wrote another format and its own trigger.
             let connection = try Connection(path: path)
             try connection.execute("""
@@ -215,7 +202,7 @@ struct ChangeLogTests {
     /// Format 4's update trigger compared values by the column's collation; opening the
     /// file writes the current one, which compares by bytes, and keeps the log.
     @Test func aFileWithLogFormat4GetsTriggersThatCompareByBytes() throws {
-        try withStoreFile { path in
+        try withPostStoreFile { path in
             let connection = try Connection(path: path)
             defer { connection.close() }
             func updateTrigger() throws -> String {
@@ -312,11 +299,11 @@ struct ChangeLogTests {
         #expect(try watched.isExact())
     }
 
-    /// A store file as ``withStoreFile(_:)`` makes it, written to by another connection
+    /// A store file as ``withPostStoreFile(_:)`` makes it, written to by another connection
     /// with `sql` (so that its log holds trigger entries), then rewritten as format 6 had
     /// it; `body` gets its path and a connection of its own to it.
     func withFormat6File(afterWriting sql: String, _ body: (String, Connection) throws -> Void) throws {
-        try withStoreFile { path in
+        try withPostStoreFile { path in
             let connection = try Connection(path: path)
             defer { connection.close() }
             try connection.execute(sql)
@@ -421,7 +408,7 @@ struct ChangeLogTests {
     /// process changed since it read it may not add attributes of its own: it is told what
     /// the file records, and nothing changes.
     @Test func addingAttributesToADefinitionAnotherStoreChangedIsRefused() throws {
-        try withStoreFile { path in
+        try withPostStoreFile { path in
             let first = try Store(path: path), second = try Store(path: path)
             var likes = try postEntity().attributes
             likes.append(Attribute("likes", .integer))

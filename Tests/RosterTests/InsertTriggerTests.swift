@@ -21,16 +21,21 @@ struct InsertTriggerTests {
         return names
     }
 
-    /// An entity keyed by an integer (its table's row id) holding item 10, watched by key.
-    func watchedItems() throws -> (store: Store, controller: ResultsController, recorder: GroupRecorder) {
+    /// A new store holding `entity` with one row, watched by key.
+    func watched(_ entity: Entity, holding row: [String: Value]) throws -> (store: Store, controller: ResultsController, recorder: GroupRecorder) {
         let store = try Store.temporary()
-        try store.define(Entity("Item", key: "id", attributes: [Attribute("id", .integer), Attribute("title", .string)]))
-        try store.insert("Item", ["id": 10, "title": "first"])
-        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Item", sortKeys: [SortKey("id")]))
+        try store.define(entity)
+        try store.insert(entity.name, row)
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: entity.name, sortKeys: [SortKey(entity.key.name)]))
         let recorder = GroupRecorder()
         controller.delegate = recorder
         try controller.performFetch()
         return (store, controller, recorder)
+    }
+
+    /// An entity keyed by an integer (its table's row id) holding item 10, watched by key.
+    func watchedItems() throws -> (store: Store, controller: ResultsController, recorder: GroupRecorder) {
+        try watched(Entity("Item", key: "id", attributes: [Attribute("id", .integer), Attribute("title", .string)]), holding: ["id": 10, "title": "first"])
     }
 
     @Test func aStringKeyHasOneInsertTriggerARowIDKeyTwo() throws {
@@ -150,13 +155,8 @@ struct InsertTriggerTests {
     /// A double key is no row id: one insert trigger, which logs the key as the table
     /// stores it (5 given, 5.0 kept).
     @Test func aDoubleKeyHasOneInsertTriggerAndIsHeardAsStored() throws {
-        let store = try Store.temporary()
-        try store.define(Entity("Pt", key: "x", attributes: [Attribute("x", .double), Attribute("label", .string)]))
-        try store.insert("Pt", ["x": 1.5, "label": "a"])
-        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Pt", sortKeys: [SortKey("x")]))
-        let recorder = GroupRecorder()
-        controller.delegate = recorder
-        try controller.performFetch()
+        let (store, controller, recorder) = try watched(Entity("Pt", key: "x", attributes: [Attribute("x", .double), Attribute("label", .string)]),
+                                                        holding: ["x": 1.5, "label": "a"])
         #expect(try triggers(on: "Pt", in: store) == ["_roster_Pt_delete", "_roster_Pt_update", "_roster_Pt_upsert"])
         let other = try Connection(path: store.path)
         defer { other.close() }
@@ -172,38 +172,33 @@ struct InsertTriggerTests {
     /// store reads it as it is, and hears inserts through those triggers; a store that
     /// writes brings it to format 8, with three triggers, and hears them through the new one.
     @Test func aFormat7FileIsReadAsItIsAndUpgradedToThreeTriggers() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("roster-format7-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        do {
-            let store = try Store(path: path)
-            try store.define(postEntity())
-            try store.ensureTracking(of: store.entity(named: "Post"))
-        }
-        try LegacyChangeLog.makeFormat7(at: path)
-        let other = try Connection(path: path)
-        defer { other.close() }
-        func format() throws -> Value {
-            let statement = try other.prepare("SELECT value FROM _roster_meta WHERE name = 'log_format'")
-            _ = try statement.step()
-            return statement.column(0)
-        }
-        let apart = ["_roster_Post_delete", "_roster_Post_insert", "_roster_Post_replace", "_roster_Post_update"]
+        try withPostStoreFile { path in
+            try LegacyChangeLog.makeFormat7(at: path)
+            let other = try Connection(path: path)
+            defer { other.close() }
+            func format() throws -> Value {
+                let statement = try other.prepare("SELECT value FROM _roster_meta WHERE name = 'log_format'")
+                _ = try statement.step()
+                return statement.column(0)
+            }
+            let apart = ["_roster_Post_delete", "_roster_Post_insert", "_roster_Post_replace", "_roster_Post_update"]
 
-        let reader = try Store(path: path, readOnly: true)
-        let read = try ResultsController(store: reader, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
-        try read.performFetch()
-        try other.execute("INSERT INTO Post(id, rank) VALUES ('a', 1)")
-        _ = try reader.pollExternalChanges()
-        #expect(read.snapshot.flatMap(\.items) == ["a"])
-        #expect(try format() == .integer(7))
-        #expect(try triggers(on: "Post", in: reader) == apart)
+            let reader = try Store(path: path, readOnly: true)
+            let read = try ResultsController(store: reader, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+            try read.performFetch()
+            try other.execute("INSERT INTO Post(id, rank) VALUES ('a', 1)")
+            _ = try reader.pollExternalChanges()
+            #expect(read.snapshot.flatMap(\.items) == ["a"])
+            #expect(try format() == .integer(7))
+            #expect(try triggers(on: "Post", in: reader) == apart)
 
-        let writer = try Store(path: path)
-        #expect(try format() == .integer(Int64(SchemaCatalog.logFormat)))
-        #expect(try triggers(on: "Post", in: writer) == ["_roster_Post_delete", "_roster_Post_update", "_roster_Post_upsert"])
-        try other.execute("INSERT OR REPLACE INTO Post(id, rank) VALUES ('a', 2); INSERT INTO Post(id, rank) VALUES ('b', 0)")
-        _ = try reader.pollExternalChanges()
-        #expect(read.snapshot.flatMap(\.items) == ["b", "a"])
-        #expect(read.object(at: IndexPath(item: 1, section: 0))?["rank"] == 2)
+            let writer = try Store(path: path)
+            #expect(try format() == .integer(Int64(SchemaCatalog.logFormat)))
+            #expect(try triggers(on: "Post", in: writer) == ["_roster_Post_delete", "_roster_Post_update", "_roster_Post_upsert"])
+            try other.execute("INSERT OR REPLACE INTO Post(id, rank) VALUES ('a', 2); INSERT INTO Post(id, rank) VALUES ('b', 0)")
+            _ = try reader.pollExternalChanges()
+            #expect(read.snapshot.flatMap(\.items) == ["b", "a"])
+            #expect(read.object(at: IndexPath(item: 1, section: 0))?["rank"] == 2)
+        }
     }
 }

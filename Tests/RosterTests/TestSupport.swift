@@ -18,6 +18,19 @@ func postStore() throws -> Store {
     return store
 }
 
+/// A store file in the temporary folder with Post defined and its change log made, as
+/// every Roster before the lazy change log left it; removed when `body` returns.
+func withPostStoreFile(_ body: (String) throws -> Void) throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("roster-format-\(UUID().uuidString).sqlite").path
+    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+    do {
+        let store = try Store(path: path)
+        try store.define(postEntity())
+        try store.ensureTracking(of: store.entity(named: "Post"))
+    }
+    try body(path)
+}
+
 /// Sections of keys, written compactly for expectations: `[("a", ["p1"]), …]`.
 func sections(_ pairs: [(Value, [Value])]) -> [ListSection<Value, Value>] {
     pairs.map { ListSection(id: $0.0, items: $0.1) }
