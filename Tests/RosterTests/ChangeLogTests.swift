@@ -366,42 +366,37 @@ struct ChangeLogTests {
     }
 
     @Test func aFileWithTheFirstLogFormatIsUpgradedWhenOpened() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("roster-upgrade-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        do {
-            let store = try Store(path: path)
-            try store.define(postEntity())
-            // As the first format made it: every entity had its triggers.
-            try store.ensureTracking(of: store.entity(named: "Post"))
-        }
-        // Put back the log of the first format: keys only, no before-images, no batches.
-        try LegacyChangeLog.makeFormat6(at: path)
-        let connection = try Connection(path: path)
-        try connection.execute("""
-            DROP TRIGGER _roster_Post_insert; DROP TRIGGER _roster_Post_replace;
-            DROP TRIGGER _roster_Post_update; DROP TRIGGER _roster_Post_delete;
-            DROP TABLE _roster_before_Post; DELETE FROM _roster_meta WHERE name = 'log_format';
-            DROP INDEX _roster_changes_batches; ALTER TABLE _roster_changes DROP COLUMN batch;
-            CREATE TRIGGER "_roster_Post_insert" AFTER INSERT ON Post BEGIN INSERT INTO _roster_changes(entity, key) VALUES ('Post', NEW.id); END;
-            CREATE TRIGGER "_roster_Post_delete" AFTER DELETE ON Post BEGIN INSERT INTO _roster_changes(entity, key) VALUES ('Post', OLD.id); END;
-            CREATE TRIGGER "_roster_Post_update" AFTER UPDATE ON Post WHEN OLD.title IS NOT NEW.title BEGIN
-                INSERT INTO _roster_changes(entity, key) VALUES ('Post', OLD.id);
-            END;
-            """)
-        connection.close()
+        // As the first format made it: every entity had its triggers.
+        try withPostStoreFile { path in
+            // Put back the log of the first format: keys only, no before-images, no batches.
+            try LegacyChangeLog.makeFormat6(at: path)
+            let connection = try Connection(path: path)
+            try connection.execute("""
+                DROP TRIGGER _roster_Post_insert; DROP TRIGGER _roster_Post_replace;
+                DROP TRIGGER _roster_Post_update; DROP TRIGGER _roster_Post_delete;
+                DROP TABLE _roster_before_Post; DELETE FROM _roster_meta WHERE name = 'log_format';
+                DROP INDEX _roster_changes_batches; ALTER TABLE _roster_changes DROP COLUMN batch;
+                CREATE TRIGGER "_roster_Post_insert" AFTER INSERT ON Post BEGIN INSERT INTO _roster_changes(entity, key) VALUES ('Post', NEW.id); END;
+                CREATE TRIGGER "_roster_Post_delete" AFTER DELETE ON Post BEGIN INSERT INTO _roster_changes(entity, key) VALUES ('Post', OLD.id); END;
+                CREATE TRIGGER "_roster_Post_update" AFTER UPDATE ON Post WHEN OLD.title IS NOT NEW.title BEGIN
+                    INSERT INTO _roster_changes(entity, key) VALUES ('Post', OLD.id);
+                END;
+                """)
+            connection.close()
 
-        let watched = try Watched(store: Store(path: path))
-        // The current log: images in the log's rows, no table of them, no AUTOINCREMENT.
-        #expect(try count("sqlite_schema WHERE name LIKE '\\_roster\\_before%' ESCAPE '\\' OR sql LIKE '%AUTOINCREMENT%'", in: watched.store) == 0)
-        #expect(try SchemaCatalog.hasChangeLog(of: postEntity(), on: watched.store.writer))
-        try watched.store.write {
-            try watched.store.update("Post", key: "p1", ["title": "x"])
-            try watched.store.update("Post", key: "p1", ["title": "t"])
+            let watched = try Watched(store: Store(path: path))
+            // The current log: images in the log's rows, no table of them, no AUTOINCREMENT.
+            #expect(try count("sqlite_schema WHERE name LIKE '\\_roster\\_before%' ESCAPE '\\' OR sql LIKE '%AUTOINCREMENT%'", in: watched.store) == 0)
+            #expect(try SchemaCatalog.hasChangeLog(of: postEntity(), on: watched.store.writer))
+            try watched.store.write {
+                try watched.store.update("Post", key: "p1", ["title": "x"])
+                try watched.store.update("Post", key: "p1", ["title": "t"])
+            }
+            #expect(watched.recorder.takeGroups().isEmpty)
+            try watched.store.update("Post", key: "p1", ["rank": 5])
+            #expect(watched.recorder.takeGroups().count == 1)
+            #expect(watched.controller.snapshot == sections([(nil, ["p2", "p3", "p1"])]))
         }
-        #expect(watched.recorder.takeGroups().isEmpty)
-        try watched.store.update("Post", key: "p1", ["rank": 5])
-        #expect(watched.recorder.takeGroups().count == 1)
-        #expect(watched.controller.snapshot == sections([(nil, ["p2", "p3", "p1"])]))
     }
 
     /// The log's images follow the attributes' order, so a store whose definition another
