@@ -81,6 +81,28 @@ struct WindowTests {
         ])
     }
 
+    @Test func editsThatMoveNoRowUpdateAColdWindowInPlaceAndAnEditThatMovesARowMovesIt() throws {
+        let (store, controller, recorder) = try makeFeed(window: .offset(2, length: 4))
+        try store.write {
+            try store.update("Post", key: "p04", ["title": "edited"])
+            try store.update("Post", key: "p15", ["title": "far below"])
+        }
+        #expect(controller.snapshot == sections([("d1", keys(3...6))]))
+        #expect(controller.object(at: IndexPath(item: 1, section: 0))?["title"] == "edited")
+        #expect(recorder.takeGroups().map(\.objectChanges) == [[
+            ObjectChange(type: .update, item: "p04", from: IndexPath(item: 1, section: 0), to: IndexPath(item: 1, section: 0)),
+        ]])
+
+        // A new rank ties p07's; the key puts p04 first: it moves to the window's end.
+        try store.update("Post", key: "p04", ["rank": 7])
+        #expect(controller.snapshot == sections([("d1", ["p03", "p05", "p06", "p04"])]))
+        #expect(controller.object(at: IndexPath(item: 3, section: 0))?["title"] == "edited")
+        #expect(recorder.takeGroups().map(\.objectChanges) == [[
+            ObjectChange(type: .move, item: "p04", from: IndexPath(item: 1, section: 0), to: IndexPath(item: 3, section: 0)),
+        ]])
+        #expect(controller.counts == nil, "still cold")
+    }
+
     @Test func rowsAddedAboveAnAnchoredWindowLeaveItAsItWas() throws {
         let (store, controller, recorder) = try makeFeed(window: .anchored(key: "p05", before: 1, after: 1))
         try store.insert("Post", ["id": "p00", "day": "d1", "rank": 0])

@@ -35,6 +35,12 @@ extension ResultsController {
             }
             // Nothing above it moved, nothing in it changed and nothing entered its span.
             guard shift != 0 || reachesWindow else { return cold }
+            // Nothing above it moved and its rows changed in place: the same rows, unread.
+            if shift == 0, let placed = Self.updatedInPlace(cold, window: window, touched: touched, query: query, mayEnter: { row in
+                rowNow(row).map { query.sort.compare($0, boundary) >= 0 && (cold.keys.count < length || query.sort.compare($0, last) <= 0) } ?? false
+            }) {
+                return placed
+            }
             if !reachesWindow, shift.magnitude < cold.keys.count {
                 // Only rows above it came or went: it slides by `shift` rows, and only the
                 // rows that slide in at an edge are read.
@@ -85,11 +91,11 @@ extension ResultsController {
                 }
                 return nil
             }
-            // Nothing in it changed and nothing may enter: it stays as it is, unread.
-            if exact, anchor.key == key, !touched.contains(where: { touchedKey, row in
-                cold.rows[touchedKey] != nil || Self.mayEnter(row, window: cold, anchor: key, before: before, after: after, query: query)
+            // Nothing may enter and its rows changed in place, if at all: the same rows, unread.
+            if exact, anchor.key == key, let placed = Self.updatedInPlace(cold, window: window, touched: touched, query: query, mayEnter: { row in
+                Self.mayEnter(row, window: cold, anchor: key, before: before, after: after, query: query)
             }) {
-                return cold
+                return placed
             }
             let (rowsAbove, rowsBelow) = try store.committedNeighbours(of: anchor.position, in: query, before: before, after: after)
             return Self.coldWindow(.anchored(key: anchor.key, before: before, after: after), rows: rowsAbove + [anchor.position] + rowsBelow,
@@ -134,6 +140,34 @@ extension ResultsController {
             if let after = row.after, query.predicate.evaluate(after), query.sort.compare(after, place) < 0 { entered += 1 }
         }
         return entered
+    }
+
+    /// A cold window after a commit that moved none of its rows: the same rows, with the
+    /// values the commit gave them (`cold` itself when it touched none of them). Nil when
+    /// a row it touched left the results or moved (its sort keys changed), or when
+    /// `mayEnter` says a row it touched outside the window may now be in it.
+    ///
+    /// - Complexity: O(touched rows + window).
+    private static func updatedInPlace(_ cold: ColdWindow, window: ResultsWindow, touched: [Value: TouchedRow], query: BoundQuery,
+                                       mayEnter: (TouchedRow) -> Bool) -> ColdWindow? {
+        var updated: [Value: [Value]] = [:]
+        for (key, row) in touched {
+            guard let shown = cold.rows[key] else {
+                if mayEnter(row) { return nil }
+                continue
+            }
+            // Equal sort keys: the same place, and the same section (its attribute sorts first).
+            guard let now = row.after, query.predicate.evaluate(now), query.sort.compare(now, shown) == 0 else { return nil }
+            updated[key] = now
+        }
+        if updated.isEmpty { return cold }
+        var rows: [[Value]] = []
+        rows.reserveCapacity(cold.keys.count)
+        for key in cold.keys {
+            guard let row = updated[key] ?? cold.rows[key] else { return nil }
+            rows.append(row)
+        }
+        return coldWindow(window, rows: rows, firstRank: cold.firstRank, query: query)
     }
 
     /// Whether a touched row of a commit may enter an anchored cold window that none of its
