@@ -37,6 +37,18 @@ public enum SnapshotDiff {
         to new: [ListSection<S, I>],
         isUpdated: (I) -> Bool
     ) -> ChangeGroup<S, I> {
+        specializableChanges(from: old, to: new, isUpdated: isUpdated)
+    }
+
+    /// ``changes(from:to:isUpdated:)``, inlinable, for Roster's engine: compiled for its
+    /// item and section types where it calls it, not through generic witnesses (a window's
+    /// delivery diffs its rows each time).
+    @_spi(RosterEngine) @inlinable
+    public static func specializableChanges<S, I>(
+        from old: [ListSection<S, I>],
+        to new: [ListSection<S, I>],
+        isUpdated: (I) -> Bool
+    ) -> ChangeGroup<S, I> {
         var newItems: [I] = []
         newItems.reserveCapacity(new.reduce(0) { $0 + $1.items.count })
         for section in new { newItems.append(contentsOf: section.items) }

@@ -1,4 +1,4 @@
-import RosterUpdates
+@_spi(RosterEngine) import RosterUpdates
 
 /// What a commit (or several coalesced, a new request, a resync, the user's own edits)
 /// did to one live query's results: the callbacks, and what a delegate is told beside
@@ -64,7 +64,7 @@ extension QueryChange {
                      isUpdated: (Value) -> Bool, removedRow: (Value) -> [Value]?)
         -> (change: QueryChange?, start: [ListSection<Value, Value>]) {
         let start = UserEdit.apply(edits, to: seen)
-        let group = SnapshotDiff.changes(from: start, to: new, isUpdated: isUpdated)
+        let group = SnapshotDiff.specializableChanges(from: start, to: new, isUpdated: isUpdated)
         guard !group.isEmpty else { return (nil, start) }
         var change = QueryChange(group: group, resync: resync)
         for object in group.objectChanges where object.type == .delete {
