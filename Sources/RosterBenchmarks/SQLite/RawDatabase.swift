@@ -99,6 +99,11 @@ final class RawStatement {
         }
     }
 
+    /// Ends the current run before its last row, for the next run.
+    func reset() {
+        sqlite3_reset(handle)
+    }
+
     /// Binds parameter `index` (1-based) for the next run.
     func bind(_ text: String, at index: Int32) {
         sqlite3_bind_text(handle, index, text, -1, csqlite_transient)

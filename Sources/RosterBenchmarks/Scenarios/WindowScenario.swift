@@ -21,7 +21,8 @@ import Roster
 ///   the floor of a resume that reads every row the log names, the change log since the
 ///   token and the 1,000 rows read alone (`ResumeToken.readChanges(in:of:)`), after
 ///   either kind of edit, and the floor of one that reads what can move, the log and the
-///   rows the window showed (`ResumeToken.readChangesThatCanMove(in:request:)`);
+///   rows the window showed (`ResumeToken.readChangesThatCanMove(in:request:)`); and
+///   SQLite's own floor, without Roster (``SQLiteResumeFloor``);
 /// - after every commit the window must equal the re-fetched slice (`mismatches`).
 enum WindowScenario {
     static let length = 100
@@ -114,11 +115,15 @@ enum WindowScenario {
         var resortingResumes = Durations()
         var resortingBaseline = Durations()
         var resortingFloor = Durations()
+        var sqliteFloor = Durations()
+        var resortingSQLiteFloor = Durations()
         // Three rounds of edits that place no row (titles), then three that re-sort (ranks).
         for round in 0..<6 {
             let resorting = round >= 3
             let token = try controller.resumeToken()
             let other = try RawDatabase(path: fixture.store.path)
+            let position = Int64(try other.text("SELECT coalesce(max(seq), 0) FROM _roster_changes") ?? "") ?? 0
+            let firstShown = controller.snapshot.first?.items.first ?? .null
             try other.execute("BEGIN")
             for index in 0..<1_000 {
                 let key = PostFixture.key(1 + (index * 997 + round * 13) % size)
@@ -129,6 +134,10 @@ enum WindowScenario {
                 }
             }
             try other.execute("COMMIT")
+            // SQLite's own floor, without Roster.
+            let floor = try SQLiteResumeFloor(path: fixture.store.path)
+            let sqliteNanoseconds = try floor.measure(since: position, firstRow: firstShown, readingLoggedRows: resorting)
+            if resorting { resortingSQLiteFloor.append(sqliteNanoseconds) } else { sqliteFloor.append(sqliteNanoseconds) }
             // The floor: the log since the token and the rows it names, read alone.
             let floorStore = try Store(path: fixture.store.path)
             let floorStart = MonotonicClock.now()
@@ -215,7 +224,9 @@ enum WindowScenario {
                                             ("resume_resorting", "resume, 1,000 re-sorts", resortingResumes, resortingBaseline),
                                             ("resume_resorting_floor", "floor: log + re-sorted", resortingFloor, resortingBaseline),
                                             ("resume_floor", "floor: log + 1,000 rows", resumeFloor, resumeBaseline),
-                                            ("resume_placing_floor", "floor: log + shown rows", placingFloor, resumeBaseline)] {
+                                            ("resume_placing_floor", "floor: log + shown rows", placingFloor, resumeBaseline),
+                                            ("resume_sqlite_floor", "floor: SQLite alone", sqliteFloor, resumeBaseline),
+                                            ("resume_resorting_sqlite_floor", "… after re-sorts", resortingSQLiteFloor, resortingBaseline)] {
             reporter.print(table.line([String(size), label, Format.summary(roster),
                                        base.isEmpty ? "-" : Format.summary(base), base.isEmpty ? "-" : Format.ratio(base.median / roster.median)]))
             reporter.record(.window, size: size, "\(name).roster", roster)
