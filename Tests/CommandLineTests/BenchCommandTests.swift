@@ -66,7 +66,7 @@ struct BenchCommandTests {
         let window = try ProgramRun(program: "roster", arguments: ["bench", "--scenario", "window", "--sizes", "2000", "--iterations", "6"])
         #expect(window.status == 0, "\(window.error)")
         for row in ["cold open, offset", "cold open, anchored", "one-row, window", "its thread's CPU", "move one screen", "resume, 1,000 edits",
-                    "vs relaunched re-fetch", "resume, 1,000 re-sorts", "floor: log + 1,000 rows", "floor: log + shown rows", "floor: log + re-sorted", "heap held after the fetch"] {
+                    "vs relaunched re-fetch", "resume, 1,000 re-sorts", "its reads: log + 1,000 rows", "its reads: log + shown rows", "its reads: log + re-sorted", "floor: SQLite alone", "heap held after the fetch"] {
             #expect(window.output.contains(row), "no '\(row)' in \(window.output)")
         }
         #expect(window.output.contains("mismatches: 0"))

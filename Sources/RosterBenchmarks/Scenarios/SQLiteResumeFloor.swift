@@ -1,7 +1,7 @@
 import Roster
 
-/// The least SQLite itself reads for a resume of `window`'s live query, with no Roster in
-/// between: on a new connection whose schema is loaded (as a relaunched store's is), the
+/// The least SQLite itself reads for a resume of the `window` scenario's live query, with
+/// no Roster in between: on a new connection whose schema is loaded (as a relaunched store's is), the
 /// change log since the token — each entry's key and the attributes it changed — then,
 /// after re-sorting edits, each logged row by key (where it is now), then the window's
 /// rows by the serving index from its first row: one look-up and the ranges that follow it

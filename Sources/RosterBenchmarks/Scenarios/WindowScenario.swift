@@ -18,10 +18,10 @@ import Roster
 ///   change group included), after edits that place no row (titles), against the
 ///   re-fetch and against what an app without tokens does when relaunched (a new
 ///   connection reads the window), and after edits that re-sort rows (ranks); beside them
-///   the floor of a resume that reads every row the log names, the change log since the
-///   token and the 1,000 rows read alone (`ResumeToken.readChanges(in:of:)`), after
-///   either kind of edit, and the floor of one that reads what can move, the log and the
-///   rows the window showed (`ResumeToken.readChangesThatCanMove(in:request:)`); and
+///   Roster's own reads alone: those of a resume that reads every row the log names, the
+///   change log since the token and the 1,000 rows (`ResumeToken.readChanges(in:of:)`),
+///   after either kind of edit, and those of one that reads what can move, the log and
+///   the rows the window showed (`ResumeToken.readChangesThatCanMove(in:request:)`); and
 ///   SQLite's own floor, without Roster (``SQLiteResumeFloor``);
 /// - after every commit the window must equal the re-fetched slice (`mismatches`).
 enum WindowScenario {
@@ -222,9 +222,9 @@ enum WindowScenario {
                                             ("resume", "resume, 1,000 edits", resumes, resumeBaseline),
                                             ("resume_relaunched", "… vs relaunched re-fetch", resumes, relaunchedBaseline),
                                             ("resume_resorting", "resume, 1,000 re-sorts", resortingResumes, resortingBaseline),
-                                            ("resume_resorting_floor", "floor: log + re-sorted", resortingFloor, resortingBaseline),
-                                            ("resume_floor", "floor: log + 1,000 rows", resumeFloor, resumeBaseline),
-                                            ("resume_placing_floor", "floor: log + shown rows", placingFloor, resumeBaseline),
+                                            ("resume_resorting_floor", "its reads: log + re-sorted", resortingFloor, resortingBaseline),
+                                            ("resume_floor", "its reads: log + 1,000 rows", resumeFloor, resumeBaseline),
+                                            ("resume_placing_floor", "its reads: log + shown rows", placingFloor, resumeBaseline),
                                             ("resume_sqlite_floor", "floor: SQLite alone", sqliteFloor, resumeBaseline),
                                             ("resume_resorting_sqlite_floor", "… after re-sorts", resortingSQLiteFloor, resortingBaseline)] {
             reporter.print(table.line([String(size), label, Format.summary(roster),
