@@ -27,6 +27,43 @@ struct ResumeTokenTests {
 
     static let request = FetchRequest(entity: "Msg", sortKeys: [SortKey("n")])
 
+    @Test(arguments: [ResultsWindow.offset(20, length: 3), .anchored(key: "m30", before: 1, after: 1)])
+    func aWindowMovedWhileAResyncWaitsHearsItAndItsTokenResumesThere(moved: ResultsWindow) throws {
+        let file = try File()
+        let token: ResumeToken
+        let saved: [ListSection<Value, Value>]
+        do {
+            let store = try Store(path: file.path)
+            let (controller, recorder) = try openController(store, window: .offset(2, length: 3))
+            let seen = controller.snapshot
+            #expect(seen == sections([(.null, ["m03", "m04", "m05"])]))
+            // A delivery fails (the table is away): the resync waits, from what the delegate saw.
+            let other = try ExternalConnection(path: file.path)
+            try other.execute("ALTER TABLE Msg RENAME TO Hidden; UPDATE Hidden SET text = 'x' WHERE id = 'm30'")
+            try store.pollExternalChanges()
+            #expect(recorder.errors.count == 1)
+            try other.execute("ALTER TABLE Hidden RENAME TO Msg")
+            // The app moves the window before the resync comes: the delegate hears the move
+            // from what it saw, and the token saves the moved window.
+            try controller.setWindow(moved)
+            let (fresh, _) = try openController(store, window: moved)
+            #expect(controller.snapshot == fresh.snapshot)
+            #expect(try recorder.takeGroups().reduce(seen) { try $1.apply(to: $0) } == fresh.snapshot)
+            token = try controller.resumeToken()
+            saved = controller.snapshot
+        }
+        // While the app is away, m01 moves between m21 and m22 (and m30 changes).
+        try ExternalConnection(path: file.path).execute("UPDATE Msg SET n = 215 WHERE id = 'm01'; UPDATE Msg SET text = 'y' WHERE id = 'm30'")
+        let store = try Store(path: file.path)
+        let resumed = try ResultsController(store: store, request: Self.request)
+        let recorder = GroupRecorder()
+        resumed.delegate = recorder
+        try resumed.performFetch(resumingFrom: token)
+        let (fresh, _) = try openController(store, window: moved)
+        #expect(resumed.snapshot == fresh.snapshot)
+        #expect(try recorder.takeGroups().reduce(saved) { try $1.apply(to: $0) } == fresh.snapshot)
+    }
+
     func openController(_ store: Store, window: ResultsWindow? = .anchored(key: "m20", before: 3, after: 3)) throws -> (ResultsController, GroupRecorder) {
         let controller = try ResultsController(store: store, request: Self.request)
         let recorder = GroupRecorder()
@@ -228,7 +265,7 @@ struct ResumeTokenTests {
             let store = try Store(path: file.path)
             let (controller, _) = try openController(store, window: window)
             saved = controller.snapshot
-            token = try controller.resumeToken()
+            token = try controller.resumeToken(); print("TOKEN", String(data: Data(base64Encoded: String(token.encoded.dropFirst(15)))!, encoding: .utf8)!, controller.snapshot)
             for row in try store.fetchCommittedRows(store.bind(FetchRequest(entity: "Msg"))) { rowsBefore[row[0]] = row }
         }
         let other = try ExternalConnection(path: file.path)
