@@ -49,6 +49,18 @@ public enum SnapshotDiff {
         to new: [ListSection<S, I>],
         isUpdated: (I) -> Bool
     ) -> ChangeGroup<S, I> {
+        // Nothing came, went or moved (a commit that only changed values): updates alone,
+        // in order, without matching sections and items (O(n) comparisons).
+        if old == new {
+            var updates: [ObjectChange<I>] = []
+            for (sectionIndex, section) in old.enumerated() {
+                for (index, item) in section.items.enumerated() where isUpdated(item) {
+                    let path = IndexPath(item: index, section: sectionIndex)
+                    updates.append(ObjectChange(type: .update, item: item, from: path, to: path))
+                }
+            }
+            return ChangeGroup(objectChanges: updates)
+        }
         var newItems: [I] = []
         newItems.reserveCapacity(new.reduce(0) { $0 + $1.items.count })
         for section in new { newItems.append(contentsOf: section.items) }
