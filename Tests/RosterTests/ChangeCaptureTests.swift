@@ -157,34 +157,29 @@ struct ChangeCaptureTests {
     /// before-images: it refuses an older file, saying what to do, and once a store
     /// upgraded it, reads both kinds of entries.
     @Test func aReadOnlyStoreRefusesAFormat6FileUntilAStoreUpgradesIt() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("roster-format6-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        do {
-            let store = try Store(path: path)
-            try store.define(postEntity())
-            try store.ensureTracking(of: store.entity(named: "Post"))
-            try store.insert("Post", ["id": "p1", "rank": 1])
+        try withPostStoreFile { path in
+            try Store(path: path).insert("Post", ["id": "p1", "rank": 1])
+            try LegacyChangeLog.makeFormat6(at: path)
+            #expect {
+                _ = try Store(path: path, readOnly: true)
+            } throws: { error in
+                "\(error)".contains("format 6") && "\(error)".contains("open it read-write once")
+            }
+            let writer = try Store(path: path)
+            let reader = try Store(path: path, readOnly: true)
+            let recorder = GroupRecorder()
+            let controller = try ResultsController(store: reader, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
+            controller.delegate = recorder
+            try controller.performFetch()
+            let other = try ExternalConnection(path: path)
+            try other.execute("INSERT INTO Post(id, rank) VALUES ('p0', 0)")
+            _ = try reader.pollExternalChanges()
+            #expect(recorder.takeGroups().flatMap(\.objectChanges).map(\.item) == ["p0"])
+            try writer.insert("Post", ["id": "p2", "rank": 2])
+            _ = try reader.pollExternalChanges()
+            #expect(recorder.takeGroups().flatMap(\.objectChanges).map(\.item) == ["p2"])
+            #expect(controller.snapshot == sections([(nil, ["p0", "p1", "p2"])]))
         }
-        try LegacyChangeLog.makeFormat6(at: path)
-        #expect {
-            _ = try Store(path: path, readOnly: true)
-        } throws: { error in
-            "\(error)".contains("format 6") && "\(error)".contains("open it read-write once")
-        }
-        let writer = try Store(path: path)
-        let reader = try Store(path: path, readOnly: true)
-        let recorder = GroupRecorder()
-        let controller = try ResultsController(store: reader, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]))
-        controller.delegate = recorder
-        try controller.performFetch()
-        let other = try ExternalConnection(path: path)
-        try other.execute("INSERT INTO Post(id, rank) VALUES ('p0', 0)")
-        _ = try reader.pollExternalChanges()
-        #expect(recorder.takeGroups().flatMap(\.objectChanges).map(\.item) == ["p0"])
-        try writer.insert("Post", ["id": "p2", "rank": 2])
-        _ = try reader.pollExternalChanges()
-        #expect(recorder.takeGroups().flatMap(\.objectChanges).map(\.item) == ["p2"])
-        #expect(controller.snapshot == sections([(nil, ["p0", "p1", "p2"])]))
     }
 
     @Test func aSavepointRolledBackLeavesOnlyWhatStayedInTheBatch() throws {
