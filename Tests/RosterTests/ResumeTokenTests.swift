@@ -64,6 +64,47 @@ struct ResumeTokenTests {
         #expect(try recorder.takeGroups().reduce(saved) { try $1.apply(to: $0) } == fresh.snapshot)
     }
 
+    /// A token saved while the table is still away, after the app moved the window: its rows
+    /// are the ones the delegate saw, not the moved window's. The resume reads the moved
+    /// window where it stands and tells the change from those rows as one group (it placed
+    /// the window from them before, as if they were the moved window's, and showed them).
+    @Test(arguments: [ResultsWindow.offset(3, length: 3), .offset(20, length: 3), .anchored(key: "m30", before: 1, after: 1)])
+    func aTokenSavedWhileAResyncWaitsAfterAWindowMoveResumesTheMovedWindowInOneGroup(moved: ResultsWindow) throws {
+        let file = try File()
+        let token: ResumeToken
+        let seen: [ListSection<Value, Value>]
+        do {
+            let store = try Store(path: file.path)
+            // The whole results loaded, then a window over them (not one opened cold, whose
+            // move would read the table).
+            let (controller, recorder) = try openController(store, window: nil)
+            try controller.setWindow(.offset(2, length: 3))
+            _ = recorder.takeGroups()
+            seen = controller.snapshot
+            let other = try ExternalConnection(path: file.path)
+            try other.execute("ALTER TABLE Msg RENAME TO Hidden; INSERT INTO Hidden VALUES ('m00', 0, 'first')")
+            try store.pollExternalChanges()
+            #expect(recorder.errors.count == 1)
+            // Moved, and its token saved, while the resync waits for the table.
+            try controller.setWindow(moved)
+            token = try controller.resumeToken()
+            #expect(recorder.takeGroups().isEmpty)
+            try other.execute("ALTER TABLE Hidden RENAME TO Msg")
+        }
+        let store = try Store(path: file.path)
+        let resumed = try ResultsController(store: store, request: Self.request)
+        let recorder = GroupRecorder()
+        resumed.delegate = recorder
+        try resumed.performFetch(resumingFrom: token)
+        let (fresh, _) = try openController(store, window: moved)
+        #expect(resumed.snapshot == fresh.snapshot)
+        let groups = recorder.takeGroups()
+        #expect(groups.count <= 1)
+        #expect(try groups.reduce(seen) { try $1.apply(to: $0) } == fresh.snapshot)
+        // The token keeps saying so in its text.
+        #expect(try ResumeToken(token.encoded) == token)
+    }
+
     func openController(_ store: Store, window: ResultsWindow? = .anchored(key: "m20", before: 3, after: 3)) throws -> (ResultsController, GroupRecorder) {
         let controller = try ResultsController(store: store, request: Self.request)
         let recorder = GroupRecorder()

@@ -281,8 +281,9 @@ extension ResultsController {
     /// log's rows before for those a commit touched, `untouched` for the others — and the
     /// rows the commits touched. It costs what changed and the window, not the offset
     /// (``readColdWindow(_:query:)`` steps over the rows above an offset window). Read
-    /// where it stands instead when the log does not reach back to the token, or the
-    /// backend has no range reads.
+    /// where it stands instead when the log does not reach back to the token, the token's
+    /// rows are not the window's (``ResumeToken/isPlaced``), or the backend has no range
+    /// reads.
     func resumedColdWindow(_ window: ResultsWindow, token: ResumeToken, keys: [Value], untouched: [Value: [Value]],
                            changes: CommittedChanges, touched: [Value: TouchedRow]) throws(StoreError) -> ColdWindow? {
         let query = self.query
@@ -294,7 +295,7 @@ extension ResultsController {
         }
         let firstRank: Int?
         if case .offset = window { firstRank = token.firstRank } else { firstRank = nil }
-        guard store.storage.readsNeighboursByRange, changes.resync == nil, !changes.mustReread, rows.count == keys.count,
+        guard token.isPlaced, store.storage.readsNeighboursByRange, changes.resync == nil, !changes.mustReread, rows.count == keys.count,
               firstRank != nil || !(window.isOffset) else {
             return try readColdWindow(window, query: query)
         }

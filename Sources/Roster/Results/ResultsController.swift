@@ -195,7 +195,7 @@ public final class ResultsController: LiveQueryRequest {
         guard hasFetched else { throw StoreError.invalidResumeToken("a live query saves a resume token once performFetch() has loaded its results") }
         return ResumeToken(store: try store.storage.storeIdentifier(), request: ResumeToken.fingerprint(of: request), position: resultsPosition,
                            window: window, firstRank: coldWindow == nil ? windowTracker?.ranks.lowerBound : coldWindow?.firstRank,
-                           sections: pendingResync?.seen ?? shownNow)
+                           sections: pendingResync?.seen ?? shownNow, isPlaced: pendingResync == nil)
     }
 
     /// What the delegate last saw: while a failed delivery waits for its resync, the

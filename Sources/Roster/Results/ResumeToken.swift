@@ -31,14 +31,21 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
     let firstRank: Int?
     /// What the consumer saw: sections of keys.
     let sections: [ListSection<Value, Value>]
+    /// Whether `sections` are where `window` placed them at `position`. False for a token
+    /// saved while its query waited for a resync: the consumer saw them before the failure,
+    /// perhaps in a window it left since; a resume then reads the window where it stands
+    /// rather than placing it from them.
+    let isPlaced: Bool
 
-    init(store: String, request: String, position: Int64, window: ResultsWindow?, firstRank: Int?, sections: [ListSection<Value, Value>]) {
+    init(store: String, request: String, position: Int64, window: ResultsWindow?, firstRank: Int?, sections: [ListSection<Value, Value>],
+         isPlaced: Bool = true) {
         self.store = store
         self.request = request
         self.position = position
         self.window = window
         self.firstRank = firstRank
         self.sections = sections
+        self.isPlaced = isPlaced
     }
 
     private static let prefix = "roster-token-1:"
@@ -50,6 +57,7 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
             "sections": sections.map { [Self.json($0.id), $0.items.map(Self.json)] as [Any] },
         ]
         if let firstRank { members["rank"] = String(firstRank) }
+        if !isPlaced { members["unplaced"] = "1" }
         switch window {
         case nil: break
         case let .offset(offset, length)?: members["window"] = ["offset", String(offset), String(length)]
@@ -84,6 +92,9 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
                 throw StoreError.invalidResumeToken("the resume token is damaged: its window's rank is not a count")
             }
             firstRank = rank
+        }
+        if let unplaced = members["unplaced"], unplaced as? String != "1" {
+            throw StoreError.invalidResumeToken("the resume token is damaged: its 'unplaced' mark is not \"1\"")
         }
         guard let sectionList = members["sections"] as? [Any] else {
             throw StoreError.invalidResumeToken("the resume token is damaged: it lacks its sections")
@@ -133,7 +144,8 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
             }
             do { try window?.validate() } catch { throw StoreError.invalidResumeToken("the resume token is damaged: \(error.description)") }
         }
-        self.init(store: store, request: request, position: position, window: window, firstRank: firstRank, sections: sections)
+        self.init(store: store, request: request, position: position, window: window, firstRank: firstRank, sections: sections,
+                  isPlaced: members["unplaced"] == nil)
     }
 
     /// A request as a token names it: entity, predicate, sort keys and section attribute.
