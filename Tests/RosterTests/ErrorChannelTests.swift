@@ -82,6 +82,50 @@ struct ErrorChannelTests {
         #expect(try setup.isExact())
     }
 
+    /// The migration's own writes went unlogged. Another process's store, which finds the
+    /// triggers back in place (this store put them back first), and a resume from a token
+    /// saved before, learn it from the gap mark the restore left in the log, and resync;
+    /// this store skips its own mark.
+    @Test func aRecreatedTableLeavesAGapMarkAtWhichOtherReadersOfTheLogResync() throws {
+        let setup = try Setup()
+        let otherStore = try Store(path: setup.store.path)
+        let otherQuery = try ResultsController(store: otherStore, request: setup.controller.request)
+        let otherRecorder = GroupRecorder()
+        otherQuery.delegate = otherRecorder
+        try otherQuery.performFetch()
+        let token = try setup.controller.resumeToken()
+        try setup.other.execute("""
+            CREATE TABLE New(id TEXT NOT NULL PRIMARY KEY, title TEXT, day TEXT, rank INTEGER, score REAL, pinned INTEGER CHECK (pinned IN (0, 1))) STRICT;
+            INSERT INTO New SELECT * FROM Post; DROP TABLE Post; ALTER TABLE New RENAME TO Post;
+            UPDATE Post SET title = 'migrated' WHERE id = 'p2'
+            """)
+        try setup.store.pollExternalChanges()
+        #expect(setup.recorder.resyncs == [.schemaChanged])
+        _ = setup.recorder.takeGroups()
+        func updatesP2(_ groups: [ChangeGroup<Value, Value>]) -> Bool {
+            groups.flatMap(\.objectChanges).contains { $0.item == "p2" && $0.type == .update }
+        }
+        // Another process: the triggers are there, the mark says what they missed.
+        try otherStore.pollExternalChanges()
+        #expect(otherRecorder.resyncs == [.schemaChanged])
+        #expect(updatesP2(otherRecorder.takeGroups()))
+        #expect(otherQuery.object(at: IndexPath(item: 1, section: 0))?["title"] == "migrated")
+        // A token saved before the migration.
+        let resumed = try ResultsController(store: try Store(path: setup.store.path), request: setup.controller.request)
+        let resumedRecorder = GroupRecorder()
+        resumed.delegate = resumedRecorder
+        try resumed.performFetch(resumingFrom: token)
+        #expect(resumedRecorder.resyncs == [.schemaChanged])
+        #expect(updatesP2(resumedRecorder.takeGroups()))
+        // Row by row again, in both stores.
+        try setup.store.write { try setup.store.update("Post", key: "p3", ["title": "later"]) }
+        try otherStore.pollExternalChanges()
+        #expect(setup.recorder.resyncs == [.schemaChanged])
+        #expect(otherRecorder.resyncs == [.schemaChanged])
+        #expect(setup.recorder.takeGroups().map { $0.objectChanges.map(\.type) } == [[.update]])
+        #expect(otherRecorder.takeGroups().map { $0.objectChanges.map(\.type) } == [[.update]])
+    }
+
     @Test func aPrunedLogIsAResyncAnnouncedBeforeItsGroup() throws {
         let setup = try Setup()
         // Another process pruned the log past this store's cursor, then changed p2.

@@ -111,6 +111,17 @@ extension SchemaCatalog {
         return sql
     }
 
+    /// The log entry that marks a gap in the entity's change log: its table was recreated
+    /// without its triggers (a migration tool's copy-and-rename), so writes between went
+    /// unlogged. A batch of one entry whose row before is unknown (``ChangeBatch`` tag 2,
+    /// a null key, no columns): every reader of the log past it — a live query in another
+    /// process, a resume from an older token — re-fetches instead of trusting the entries.
+    /// SQL to run in the transaction that puts the triggers back.
+    static func changeLogGap(of entity: Entity) -> String {
+        // Entity names are identifiers (letters, digits, '_'), so they are safe inside a string literal.
+        "INSERT INTO _roster_changes(entity, batch) VALUES ('\(entity.name)', X'01000200');\n"
+    }
+
     /// Whether the entity's key is its table's row id (an integer or a bool key: a column
     /// `INTEGER PRIMARY KEY`), which SQLite picks when an insert gives none — after the
     /// `BEFORE INSERT` triggers ran, which see -1 for it.

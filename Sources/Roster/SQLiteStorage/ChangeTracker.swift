@@ -47,6 +47,10 @@ final class ChangeTracker {
     /// The rows the store's own transactions left (nil without a preupdate hook): each
     /// key's row now, when only this store wrote what a delivery reads.
     private let ownImages: OwnRowImages?
+    /// The gap marks this store wrote when it put an entity's triggers back
+    /// (``SchemaCatalog/changeLogGap(of:)``), not yet read past: its own live queries of
+    /// the entity re-fetched then, so its deliveries skip them (a resume does not).
+    private var ownGapMarks: Set<Int64> = []
 
     init(reader: Connection, ownImages: OwnRowImages? = nil) throws(DatabaseError) {
         self.reader = reader
@@ -59,6 +63,11 @@ final class ChangeTracker {
         cursor = try Self.integer(from: maxStatement)
         knownPrunedThrough = try Self.integer(from: prunedStatement)
         lastDataVersion = try reader.dataVersion()
+    }
+
+    /// Notes the gap marks this store just wrote, for its deliveries to skip.
+    func skipOwnGapMarks(_ marks: ClosedRange<Int64>) {
+        ownGapMarks.formUnion(marks)
     }
 
     /// True when some connection has committed to the file since the last check.
@@ -99,7 +108,7 @@ final class ChangeTracker {
         } else {
             var batches: [EntityBatches] = []
             for entity in entities {
-                batches.append(try readBatches(of: entity, after: cursor, through: newest))
+                batches.append(try readBatches(of: entity, after: cursor, through: newest, skipping: ownGapMarks))
             }
             // When batches are every entry in the window (the usual case: only this store
             // wrote), there are no trigger entries to join: numbers are given in order and
@@ -113,12 +122,13 @@ final class ChangeTracker {
                 // Consumed: a copy left here would make the table shared, and the first change
                 // to it would copy all of it (a tenth of a bulk commit at 1M rows).
                 let touched = try touchedRows(of: entity, after: cursor, through: newest, batches: consume batch,
-                                              readingTriggerEntries: readsTriggerEntries, scope: nil)
+                                              readingTriggerEntries: readsTriggerEntries, scope: nil, skipping: ownGapMarks)
                 changes.rowsByEntity[entity.name] = touched.rows
                 if let resync = touched.resync { changes.resync = changes.resync ?? resync }
             }
         }
         cursor = newest
+        if !ownGapMarks.isEmpty { ownGapMarks = ownGapMarks.filter { $0 > newest } }
         ownImages?.drop(through: newest)
         noteDelivery(through: newest, rows: rows)
         noteMark(through: newest)
@@ -189,8 +199,10 @@ final class ChangeTracker {
     /// connection wrote, a transaction each. When the store's own row images line up with
     /// them and `resolvingInStep`, every key's touched row comes with them (`rows`);
     /// otherwise each key's entries, to be resolved against the rows read from the file.
+    ///
+    /// - Parameter skipping: log entries to count but not read: the store's own gap marks.
     private func readBatches(
-        of entity: Entity, after first: Int64, through last: Int64, resolvingInStep: Bool = true
+        of entity: Entity, after first: Int64, through last: Int64, resolvingInStep: Bool = true, skipping: Set<Int64> = []
     ) throws(DatabaseError) -> EntityBatches {
         if resolvingInStep, let ownImages, let resolved = try batchesResolvedInStep(of: entity, after: first, through: last, images: ownImages) {
             return resolved
@@ -202,6 +214,7 @@ final class ChangeTracker {
         while try batches.step() {
             guard case let .integer(seq) = batches.column(0) else { continue }
             read.entries += 1
+            if skipping.contains(seq) { continue }
             read.rowsBeyondEntries -= 1
             do {
                 try batches.withBytes(ofColumn: 1) { (bytes) throws(DatabaseError) in
@@ -299,7 +312,7 @@ final class ChangeTracker {
     /// unread (`unread` counts them).
     private func touchedRows(
         of entity: Entity, after first: Int64, through last: Int64, batches: consuming EntityBatches, readingTriggerEntries: Bool,
-        scope: RowReadScope?
+        scope: RowReadScope?, skipping: Set<Int64> = []
     ) throws(DatabaseError) -> (rows: [Value: TouchedRow], resync: ResyncReason?, unread: Int) {
         if let resolved = batches.rows {
             if !readingTriggerEntries {
@@ -309,7 +322,7 @@ final class ChangeTracker {
             }
             // Other connections wrote too: their entries are merged with the batches'
             // entries, read again the long way.
-            batches = try readBatches(of: entity, after: first, through: last, resolvingInStep: false)
+            batches = try readBatches(of: entity, after: first, through: last, resolvingInStep: false, skipping: skipping)
         }
         var batched = batches.keys
         batches.keys = [:]

@@ -61,7 +61,13 @@ extension SQLiteStorage {
                     // As the file records each entity: another process may have added attributes.
                     var entities: [Entity] = []
                     for entity in missingTriggers { entities.append(try SchemaCatalog.recordedEntity(named: entity.name, on: writer) ?? entity) }
-                    do { try writer.execute(SchemaCatalog.changeLogs(for: entities, on: writer) + "COMMIT;") } catch { throw .database(error) }
+                    // With a gap mark each, for readers of the log other than this store,
+                    // whose live queries re-fetch now (`restored`): the mark's number, the
+                    // last the transaction takes, is one this store's tracker skips.
+                    let gaps = entities.map(SchemaCatalog.changeLogGap).joined()
+                    do { try writer.execute(SchemaCatalog.changeLogs(for: entities, on: writer) + gaps + "COMMIT;") } catch { throw .database(error) }
+                    let last = writer.lastInsertRowID
+                    tracker.skipOwnGapMarks((last - Int64(entities.count) + 1)...last)
                 } catch {
                     if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
                     for entity in missingTriggers {
