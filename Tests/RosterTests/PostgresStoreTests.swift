@@ -85,6 +85,27 @@ struct PostgresStoreTests {
         #expect(try fixture.freshKeys() == ["i1", "i2", "i3", "i4"])
     }
 
+    /// A table another client recreated with another collation changes the result type of
+    /// the statements prepared on it. The delivery that finds it fails (its transaction
+    /// cannot prepare them again); the next one does, and resyncs. Before, they failed for
+    /// good: the failed transaction kept their old names, and every later read, a fresh
+    /// query's too, failed the same way.
+    @Test func aTableRecreatedWithAnotherCollationFailsOneDeliveryNotEveryLaterRead() throws {
+        guard let fixture = try Fixture() else { return }
+        try fixture.store.write {
+            for rank in 1...3 { try fixture.store.insert("Item", ["id": .string("i\(rank)"), "rank": .integer(Int64(rank))]) }
+        }
+        _ = fixture.recorder.takeGroups()
+        try ServerConnection(url: fixture.schema.url).execute(#"""
+            CREATE TABLE "New"(id text NOT NULL PRIMARY KEY, rank bigint);
+            INSERT INTO "New" SELECT id, 10 - rank FROM "Item"; DROP TABLE "Item"; ALTER TABLE "New" RENAME TO "Item"
+            """#)
+        for _ in 0..<3 { _ = try? fixture.store.pollExternalChanges() }
+        #expect(try fixture.freshKeys() == ["i3", "i2", "i1"])
+        #expect(fixture.keys == ["i3", "i2", "i1"])
+        #expect(fixture.recorder.resyncs.count == 1)
+    }
+
     @Test func aWriterThatDoesNotWaitForLocksStillWaitsItsTurnToCommit() throws {
         guard let fixture = try Fixture() else { return }
         // Another client holds the schema's commit lock for 300 ms, as a committing client

@@ -164,7 +164,7 @@ final class ServerConnection {
             // The statement is gone (another `DEALLOCATE`, a pooler's `DISCARD ALL`) or its
             // plan no longer fits the table: prepare it again, once.
             PQclear(result)
-            prepared[sql] = nil
+            forgetPrepared(sql, stillOnServer: error.sqlState == "0A000")
             result = try run()
             do { try check(result, sql: sql) } catch {
                 PQclear(result)
@@ -172,10 +172,24 @@ final class ServerConnection {
             }
         } catch {
             PQclear(result)
+            // In a failed transaction, which runs nothing until its rollback: prepared again
+            // when next run, rather than failing the same way for good (a table another
+            // client recreated with another column type or collation).
+            if isPrepared && (error.sqlState == "26000" || error.sqlState == "0A000") {
+                forgetPrepared(sql, stillOnServer: error.sqlState == "0A000")
+            }
             throw error
         }
         guard let result else { throw ServerError(sqlState: "08006", message: "the server sent no result", sql: sql) }
         return ServerRows(result)
+    }
+
+    /// Drops `sql`'s prepared name, so that its next run prepares it again under a new
+    /// one. A plan that no longer fits its table (`stillOnServer`) says that the table
+    /// changed under every statement on it: they are all dropped before the next one runs.
+    private func forgetPrepared(_ sql: String, stillOnServer: Bool) {
+        prepared[sql] = nil
+        if stillOnServer { mustDropPrepared = true }
     }
 
     /// The most statements a connection keeps prepared.
@@ -183,15 +197,28 @@ final class ServerConnection {
 
     /// Prepared statements by their SQL text: the name each was prepared under.
     private var prepared: [String: String] = [:]
+    /// Set when a plan no longer fit its table: every statement is prepared again.
+    private var mustDropPrepared = false
+    /// The number in the next prepared statement's name: never one still on the server,
+    /// which a count of `prepared` would give after a statement was prepared again.
+    private var nextPreparedNumber = 0
 
     /// The name `sql` is prepared under on this connection, preparing it first if needed.
     private func preparedName(of sql: String, parameterCount: Int, on handle: OpaquePointer) throws(ServerError) -> String {
+        if mustDropPrepared && !isInTransactionFailed {
+            try execute("DEALLOCATE ALL")
+            prepared = [:]
+            mustDropPrepared = false
+            nextPreparedNumber = 0
+        }
         if let name = prepared[sql] { return name }
         if prepared.count >= Self.maximumPreparedStatements {
             try execute("DEALLOCATE ALL")
             prepared = [:]
+            nextPreparedNumber = 0
         }
-        let name = "roster_\(prepared.count)"
+        let name = "roster_\(nextPreparedNumber)"
+        nextPreparedNumber += 1
         let result = PQprepare(handle, name, sql, Int32(parameterCount), nil)
         defer { PQclear(result) }
         try check(result, sql: sql)
