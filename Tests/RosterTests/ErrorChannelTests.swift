@@ -126,6 +126,31 @@ struct ErrorChannelTests {
         #expect(otherRecorder.takeGroups().map { $0.objectChanges.map(\.type) } == [[.update]])
     }
 
+    /// The app is closed when the migration runs: no live query is there to put the
+    /// triggers back. The relaunched app's resume watches the entity first, which puts them
+    /// back with a gap mark, and the resume resyncs at it.
+    @Test func aResumeThatFirstWatchesARecreatedTableResyncs() throws {
+        let setup = try Setup()
+        let token = try setup.controller.resumeToken()
+        let path = setup.store.path
+        try setup.other.execute("""
+            CREATE TABLE New(id TEXT NOT NULL PRIMARY KEY, title TEXT, day TEXT, rank INTEGER, score REAL, pinned INTEGER CHECK (pinned IN (0, 1))) STRICT;
+            INSERT INTO New SELECT * FROM Post; DROP TABLE Post; ALTER TABLE New RENAME TO Post;
+            UPDATE Post SET title = 'migrated' WHERE id = 'p2'
+            """)
+        let relaunched = try Store(path: path)
+        let resumed = try ResultsController(store: relaunched, request: setup.controller.request)
+        let recorder = GroupRecorder()
+        resumed.delegate = recorder
+        try resumed.performFetch(resumingFrom: token)
+        #expect(recorder.resyncs == [.schemaChanged])
+        #expect(recorder.takeGroups().flatMap(\.objectChanges).contains { $0.item == "p2" && $0.type == .update })
+        // Its later writes are row by row: it skips its own mark.
+        try relaunched.write { try relaunched.update("Post", key: "p3", ["title": "later"]) }
+        #expect(recorder.resyncs == [.schemaChanged])
+        #expect(recorder.takeGroups().map { $0.objectChanges.map(\.type) } == [[.update]])
+    }
+
     @Test func aPrunedLogIsAResyncAnnouncedBeforeItsGroup() throws {
         let setup = try Setup()
         // Another process pruned the log past this store's cursor, then changed p2.

@@ -107,9 +107,13 @@ extension PostgresStorage {
             changes.resync = .logPruned
         } else {
             for entity in entities where entitiesWithChangeLog.contains(entity.name) {
-                changes.rowsByEntity[entity.name] = try touchedRows(of: entity, after: cursor, through: newest)
+                let read = try touchedRows(of: entity, after: cursor, through: newest)
+                changes.rowsByEntity[entity.name] = read.rows
+                if let gap = read.firstGap, gap > ownGapMarks[entity.name] ?? .min { changes.resync = changes.resync ?? .schemaChanged }
             }
         }
+        // Read past: the marks this backend wrote behind the cursor now.
+        ownGapMarks = ownGapMarks.filter { $0.value > newest }
         cursor = newest
         deliveriesSincePrune += 1
         return changes
@@ -128,20 +132,23 @@ extension PostgresStorage {
             return changes
         }
         guard position < newest else { return changes }
-        changes.rowsByEntity[entity.name] = try touchedRows(of: entity, after: position, through: newest)
+        let read = try touchedRows(of: entity, after: position, through: newest)
+        changes.rowsByEntity[entity.name] = read.rows
+        if read.firstGap != nil { changes.resync = .schemaChanged }
         return changes
     }
 
     /// Each key the entity's log holds for commits after `first` through `last`: the row
     /// before its first entry there (the row at `first`), and the row now — one statement,
-    /// the log joined with the commits and with the table.
-    private func touchedRows(of entity: Entity, after first: Int64, through last: Int64) throws(StoreError) -> [Value: TouchedRow] {
+    /// the log joined with the commits and with the table — and the commit number of the
+    /// first gap mark there, if any (a row with no key, ``ServerCatalog/changeLogGap(of:_:)``).
+    private func touchedRows(of entity: Entity, after first: Int64, through last: Int64) throws(StoreError) -> (rows: [Value: TouchedRow], firstGap: Int64?) {
         let attributes = Array(entity.attributes.prefix(entity.storedAttributeCount))
         let key = Identifier.quoted(entity.key.name)
         let logged = attributes.map { "l.\(Identifier.quoted($0.name))" }.joined(separator: ", ")
         let current = attributes.map { "t.\(Identifier.quoted($0.name))" }.joined(separator: ", ")
         let sql = """
-            SELECT DISTINCT ON (l.\(key)) l._roster_existed, t.\(key) IS NOT NULL, \(logged), \(current)
+            SELECT DISTINCT ON (l.\(key)) l._roster_existed, t.\(key) IS NOT NULL, \(logged), \(current), c.seq
             FROM \(names.log(entity.name)) l JOIN \(names.commits) c ON c.xid = l._roster_xid
             LEFT JOIN \(names.table(entity.name)) t ON t.\(key) = l.\(key)
             WHERE c.seq > $1 AND c.seq <= $2
@@ -150,6 +157,7 @@ extension PostgresStorage {
         let rows = try reading { connection throws(ServerError) in try connection.query(sql, [.integer(first), .integer(last)]) }
         var touched: [Value: TouchedRow] = [:]
         touched.reserveCapacity(rows.count)
+        var firstGap: Int64?
         let width = attributes.count
         for row in 0..<rows.count {
             let existed = rows.text(row, 0) == "t"
@@ -157,9 +165,13 @@ extension PostgresStorage {
             let before = attributes.indices.map { rows.value(row, 2 + $0, as: attributes[$0].type) }
             let after = attributes.indices.map { rows.value(row, 2 + width + $0, as: attributes[$0].type) }
             let keyValue = before[entity.keyIndex]
+            guard !keyValue.isNull else {
+                firstGap = rows.integer(row, 2 + 2 * width) ?? last
+                continue
+            }
             touched[keyValue] = TouchedRow(before: existed ? before : nil, after: exists ? after : nil)
         }
-        return touched
+        return (touched, firstGap)
     }
 
     func storeIdentifier() throws(StoreError) -> String {
@@ -177,6 +189,9 @@ extension PostgresStorage {
     }
 
     func noteCommittedState() {
+        // Their live queries heard it in this delivery (the check came before); until one
+        // gets this far, each check reports them again.
+        restoredLastCheck = []
         if let newestInRead { notedNewest = newestInRead }
     }
 
@@ -235,17 +250,33 @@ extension PostgresStorage {
     }
 
     func startTracking(_ entities: [Entity]) throws(StoreError) {
+        var marked: Set<String> = []
         try schemaChange { (connection) throws(StoreError) in
             var sql = ""
+            marked = []
             for known in entities {
                 let entity = try ServerCatalog.recordedEntity(named: known.name, names, on: connection) ?? known
                 let exists: Bool
-                do throws(ServerError) { exists = try ServerCatalog.hasChangeLog(of: entity, names, on: connection) } catch { throw .server(error) }
+                let hadLog: Bool
+                do throws(ServerError) {
+                    exists = try ServerCatalog.hasChangeLog(of: entity, names, on: connection)
+                    hadLog = exists ? false : try ServerCatalog.hasLogTable(of: entity, names, on: connection)
+                } catch { throw .server(error) }
                 if !exists { sql += ServerCatalog.changeLog(for: entity, names) }
+                // A log without its triggers: writes may have gone unlogged.
+                if hadLog {
+                    sql += ServerCatalog.changeLogGap(of: entity, names)
+                    marked.insert(entity.name)
+                }
             }
             return sql
         }
         entitiesWithChangeLog.formUnion(entities.map(\.name))
+        if !marked.isEmpty {
+            // The newest number now is the marks' or a later one.
+            let newest = try writing { connection throws(ServerError) in try Self.newest(names, on: connection) }
+            for name in marked { ownGapMarks[name] = newest }
+        }
     }
 
     func checkTable(of entity: Entity, always: Bool) throws(StoreError) {
@@ -303,10 +334,9 @@ extension PostgresStorage {
         } else {
             fingerprint = try reading { connection throws(ServerError) in try connection.query("SELECT \(schemaFingerprintSQL)").text(0, 0) ?? "" }
         }
-        // Entities whose log was put back last time re-fetch once more, in a snapshot taken
-        // after it was: writes between the last one and the triggers were not logged.
+        // Entities whose log was put back last time re-fetch, in a snapshot taken after it
+        // was (SchemaCheck.needsNewRead): writes before the triggers were not logged.
         check.restored = restoredLastCheck.intersection(entityNames)
-        restoredLastCheck = []
         guard fingerprint != knownFingerprint else { return check }
         var missingLogs: [Entity] = []
         for entity in entities {
@@ -322,18 +352,17 @@ extension PostgresStorage {
             }
             if observed.contains(entity.name) {
                 let exists = try reading { connection throws(ServerError) in try ServerCatalog.hasChangeLog(of: entity, names, on: connection) }
-                if !exists {
-                    missingLogs.append(entity)
-                    check.restored.insert(entity.name)
-                }
+                if !exists { missingLogs.append(entity) }
             }
         }
         if !missingLogs.isEmpty, !isInTransaction {
             try startTracking(missingLogs)
-            restoredLastCheck = Set(missingLogs.map(\.name))
+            restoredLastCheck.formUnion(missingLogs.map(\.name))
+            check.needsNewRead = true
         }
-        // Noted only once the check went through: a check that failed is made again.
-        knownFingerprint = fingerprint
+        // Noted only once the check went through: a check that failed is made again, and so
+        // is one that could not put logs back inside a transaction.
+        if missingLogs.isEmpty || !isInTransaction { knownFingerprint = fingerprint }
         return check
     }
 }

@@ -36,9 +36,15 @@ final class PostgresStorage {
     var knownFingerprint = ""
     /// Entities whose table the last schema check found missing or unfit.
     var brokenEntities: Set<String> = []
-    /// Entities whose change log the last schema check put back: they re-fetch again at
-    /// the next check, in a snapshot that sees every write the log missed.
+    /// Entities whose change log a schema check put back: each check reports them restored,
+    /// in a snapshot that sees every write the log missed (``SchemaCheck/needsNewRead``),
+    /// until a delivery has read past them (``noteCommittedState()``).
     var restoredLastCheck: Set<String> = []
+    /// Entities whose log this backend put back with a gap mark
+    /// (``ServerCatalog/changeLogGap(of:_:)``), with the newest commit number once it was
+    /// committed: its deliveries skip a mark numbered no later, since its own live queries
+    /// re-fetch anyway (``restoredLastCheck``). Dropped once read past.
+    var ownGapMarks: [String: Int64] = [:]
     /// Entities whose change log this backend has found or created.
     var entitiesWithChangeLog: Set<String> = []
     /// How long change records stay.

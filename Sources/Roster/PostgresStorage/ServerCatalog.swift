@@ -313,6 +313,24 @@ enum ServerCatalog {
             + trigger("_roster_lt", "BEFORE TRUNCATE", "FOR EACH STATEMENT \(execute("lt"))")
     }
 
+    /// A gap mark in the entity's log, for a log put back while its table was there without
+    /// its triggers (a migration tool recreated it, or a client dropped them): writes
+    /// between went unlogged. A log row with no key, numbered as a commit of its own
+    /// transaction; every reader of the log past it — a client that finds the triggers
+    /// back, a resume from an older token — re-fetches rather than trusting the rows.
+    static func changeLogGap(of entity: Entity, _ names: Names) -> String {
+        """
+        INSERT INTO \(names.log(entity.name))(_roster_existed) VALUES (true);
+        INSERT INTO \(names.commits)(xid) VALUES (pg_current_xact_id()) ON CONFLICT (xid) DO NOTHING;
+
+        """
+    }
+
+    /// Whether the entity's log table exists (its triggers may not).
+    static func hasLogTable(of entity: Entity, _ names: Names, on connection: ServerConnection) throws(ServerError) -> Bool {
+        try connection.query("SELECT to_regclass($1) IS NOT NULL", [.string(names.log(entity.name))]).text(0, 0) == "t"
+    }
+
     /// Whether the entity has its log table and its four triggers, enabled, and the commits
     /// table its stamping trigger, enabled: otherwise writes would go unlogged. And whether
     /// the log has the removal guard's triggers (``removalGuard(_:)``), which a log made by

@@ -66,7 +66,7 @@ final class ChangeTracker {
     }
 
     /// Notes the gap marks this store just wrote, for its deliveries to skip.
-    func skipOwnGapMarks(_ marks: ClosedRange<Int64>) {
+    func skipOwnGapMarks(_ marks: [Int64]) {
         ownGapMarks.formUnion(marks)
     }
 
@@ -89,6 +89,7 @@ final class ChangeTracker {
             // removal guard (SchemaCatalog.removalGuard), or replaced the file. What was
             // written since cannot be told apart from what was read: the queries re-fetch.
             cursor = newest
+            ownGapMarks = []
             knownPrunedThrough = try Self.integer(from: prunedStatement)
             ownImages?.drop(through: .max)
             return CommittedChanges(rowsByEntity: [:], resync: .logPruned, through: newest)
@@ -204,7 +205,8 @@ final class ChangeTracker {
     private func readBatches(
         of entity: Entity, after first: Int64, through last: Int64, resolvingInStep: Bool = true, skipping: Set<Int64> = []
     ) throws(DatabaseError) -> EntityBatches {
-        if resolvingInStep, let ownImages, let resolved = try batchesResolvedInStep(of: entity, after: first, through: last, images: ownImages) {
+        if resolvingInStep, let ownImages,
+           let resolved = try batchesResolvedInStep(of: entity, after: first, through: last, images: ownImages, skipping: skipping) {
             return resolved
         }
         var read = EntityBatches()
@@ -256,7 +258,7 @@ final class ChangeTracker {
     /// Nil when an entry has no image that lines up with it, or a batch cannot be read:
     /// the caller reads the batches the long way, which says why.
     private func batchesResolvedInStep(
-        of entity: Entity, after first: Int64, through last: Int64, images ownImages: OwnRowImages
+        of entity: Entity, after first: Int64, through last: Int64, images ownImages: OwnRowImages, skipping: Set<Int64>
     ) throws(DatabaseError) -> EntityBatches? {
         let batches = try batchStatement()
         var read = EntityBatches()
@@ -268,6 +270,8 @@ final class ChangeTracker {
         while isInStep, try batches.step() {
             guard case let .integer(seq) = batches.column(0) else { return nil }
             read.entries += 1
+            // The store's own gap mark: written beside no row image.
+            if skipping.contains(seq) { continue }
             read.rowsBeyondEntries -= 1
             images.beginBatch(seq)
             do {

@@ -20,8 +20,11 @@ extension SQLiteStorage {
         } catch {
             throw .database(error)
         }
-        guard version != knownSchemaVersion, !isInTransaction else { return SchemaCheck() }
+        // Logs put back by an earlier check, in a snapshot taken before: reported from a
+        // later one (SchemaCheck.needsNewRead), until a delivery read past them.
         var check = SchemaCheck()
+        check.restored = restoredAwaitingDelivery.intersection(entities.map(\.name))
+        guard version != knownSchemaVersion, !isInTransaction else { return check }
         var missingTriggers: [Entity] = []
         let changeLogs: ChangeLogNames
         let looseTables: Set<String>
@@ -58,16 +61,19 @@ extension SQLiteStorage {
             } else {
                 do throws(StoreError) {
                     do { try writer.execute("BEGIN IMMEDIATE") } catch { throw .database(error) }
+                    // Under the write lock: another store may have put them back meanwhile
+                    // (its gap mark then tells this one).
+                    let current: ChangeLogNames
+                    do { current = try ChangeLogNames.read(on: writer, version: try writer.schemaVersion()) } catch { throw .database(error) }
+                    missingTriggers = missingTriggers.filter { !current.hasTriggers(of: $0) }
                     // As the file records each entity: another process may have added attributes.
                     var entities: [Entity] = []
                     for entity in missingTriggers { entities.append(try SchemaCatalog.recordedEntity(named: entity.name, on: writer) ?? entity) }
-                    // With a gap mark each, for readers of the log other than this store,
-                    // whose live queries re-fetch now (`restored`): the mark's number, the
-                    // last the transaction takes, is one this store's tracker skips.
-                    let gaps = entities.map(SchemaCatalog.changeLogGap).joined()
-                    do { try writer.execute(SchemaCatalog.changeLogs(for: entities, on: writer) + gaps + "COMMIT;") } catch { throw .database(error) }
-                    let last = writer.lastInsertRowID
-                    tracker.skipOwnGapMarks((last - Int64(entities.count) + 1)...last)
+                    do {
+                        if !entities.isEmpty { try writer.execute(SchemaCatalog.changeLogs(for: entities, on: writer)) }
+                        try writeGapMarks(of: entities)
+                        try writer.execute("COMMIT")
+                    } catch { throw .database(error) }
                 } catch {
                     if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
                     for entity in missingTriggers {
@@ -75,13 +81,34 @@ extension SQLiteStorage {
                     }
                     missingTriggers = []
                 }
-                check.restored = Set(missingTriggers.map(\.name))
-                entitiesWithChangeLog.formUnion(check.restored)
+                // Their live queries re-fetch in a snapshot that sees what the logs missed
+                // (none when another store put them back, or they could not be: then no
+                // new read, which would only fail the same way).
+                restoredAwaitingDelivery.formUnion(missingTriggers.map(\.name))
+                entitiesWithChangeLog.formUnion(missingTriggers.map(\.name))
+                check.needsNewRead = !missingTriggers.isEmpty
             }
         }
         // Checked again next time until every table fits.
         if check.broken.isEmpty { knownSchemaVersion = version }
         return check
+    }
+
+    /// Writes a gap mark for each entity (``SchemaCatalog/changeLogGap(of:)``), in the
+    /// writer's open transaction, for readers of the log other than this store; this
+    /// store's deliveries skip them (its live queries re-fetch, or start, after them).
+    /// None when the log's numbers are near their end, where a mark would take the
+    /// largest one, which makes every reader fail (the log is broken there anyway).
+    func writeGapMarks(of entities: [Entity]) throws(DatabaseError) {
+        guard !entities.isEmpty else { return }
+        let newest = try writer.prepare("SELECT coalesce(max(seq), 0) FROM _roster_changes")
+        guard try newest.step(), case let .integer(last) = newest.column(0), last < Int64.max - Int64(entities.count) else { return }
+        var marks: [Int64] = []
+        for entity in entities {
+            try writer.execute(SchemaCatalog.changeLogGap(of: entity))
+            marks.append(writer.lastInsertRowID)
+        }
+        tracker.skipOwnGapMarks(marks)
     }
 
     func checkTable(of entity: Entity, always: Bool) throws(StoreError) {

@@ -53,6 +53,8 @@ extension SQLiteStorage {
     }
 
     func noteCommittedState() {
+        // Their live queries heard it in this delivery (the check came before).
+        restoredAwaitingDelivery = []
         // If it cannot be read, the next poll merely looks at the log for nothing.
         try? tracker.noteDataVersion()
     }
@@ -127,6 +129,12 @@ extension SQLiteStorage {
             let versionAfter: Int64
             do {
                 if !missing.isEmpty { try writer.execute(SchemaCatalog.changeLogs(for: missing, on: writer)) }
+                // A log written again for a table that had lost it (recreated by a
+                // migration tool) missed writes: readers of the log past the mark resync.
+                // A first log, of an empty table the log never named, needs none.
+                var marked: [Entity] = []
+                for entity in missing where try mayHaveReaders(entity) { marked.append(entity) }
+                try writeGapMarks(of: marked)
                 versionAfter = try writer.schemaVersion()
                 try writer.execute("COMMIT")
             } catch {
@@ -139,6 +147,17 @@ extension SQLiteStorage {
             throw error
         }
         entitiesWithChangeLog.formUnion(entities.map(\.name))
+    }
+
+    /// Whether a reader may hold rows of the entity that writes without its change log
+    /// escaped: its table has rows, or the log names it. False for a first watch of an
+    /// empty table, whose gap mark would only cost every other reader a resync.
+    private func mayHaveReaders(_ entity: Entity) throws(DatabaseError) -> Bool {
+        let statement = try writer.prepare("""
+            SELECT EXISTS (SELECT 1 FROM \(Identifier.quoted(entity.name))) OR EXISTS (SELECT 1 FROM _roster_changes WHERE entity = ?)
+            """)
+        try statement.bind([.string(entity.name)])
+        return try statement.step() && statement.column(0) == .integer(1)
     }
 
     /// Takes a schema change of the store's own, whose versions before and after were read

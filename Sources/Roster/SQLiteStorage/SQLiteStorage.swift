@@ -19,6 +19,9 @@ final class SQLiteStorage {
     let tracker: ChangeTracker
     /// The schema version last checked by ``checkSchema(of:observed:)``.
     var knownSchemaVersion: Int64 = 0
+    /// Entities whose change log ``checkSchema(of:observed:)`` put back, reported restored
+    /// by each check until a delivery has read past them (``noteCommittedState()``).
+    var restoredAwaitingDelivery: Set<String> = []
     /// The names of the change-log triggers of the current format in the file
     /// (lowercased), as of the schema version `version`: what the first watch of an entity
     /// looks its change log up in, so that it reads `sqlite_schema` (which has no index)

@@ -9,5 +9,10 @@ struct SchemaCheck {
     /// error their live queries hear.
     var broken: [String: StoreError] = [:]
 
-    var isEmpty: Bool { restored.isEmpty && broken.isEmpty }
+    /// Whether the check put change logs back (``restored`` lists them at the next check):
+    /// it committed after this read's snapshot, which misses the writes the logs missed,
+    /// so the delivery reads again in a new one.
+    var needsNewRead = false
+
+    var isEmpty: Bool { restored.isEmpty && broken.isEmpty && !needsNewRead }
 }

@@ -222,11 +222,18 @@ extension Store {
         isDelivering = true
         defer { isDelivering = false }
         var result: T?
+        // What a round that read again (`needsNewRead`) started, for the next one to deliver;
+        // once a delivery: a log that a check cannot make stay put back must not loop.
+        var carried: (started: Set<String>, failed: [String: StoreError]) = ([], [:])
+        var hasReadAgain = false
         repeat {
             hasPendingDelivery = false
             dropEmptyObservers()
             // Before the read transaction, so that it sees every commit not logged for them.
-            let pending = startPendingTracking()
+            var pending = startPendingTracking()
+            pending.started.formUnion(carried.started)
+            pending.failed.merge(carried.failed) { new, _ in new }
+            carried = ([], [:])
             let names = observedNames()
             // An entity whose tracking is still to start has no changes to read yet.
             let entities = names.subtracting(pendingTracking).compactMap { entitiesByName[$0] }
@@ -236,6 +243,15 @@ extension Store {
                 try storage.beginCommittedRead()
                 // Entities whose tracking is still to start are left to that.
                 schema = try storage.checkSchema(of: Array(entitiesByName.values), observed: names.subtracting(pendingTracking))
+                if schema.needsNewRead && !hasReadAgain {
+                    // Change logs put back after this snapshot: their live queries re-fetch
+                    // in a new one, which sees what the logs missed (the next round).
+                    storage.endCommittedRead(abandon: true)
+                    carried = pending
+                    hasReadAgain = true
+                    hasPendingDelivery = true
+                    continue
+                }
                 schema.broken.merge(pending.failed) { checked, _ in checked }
                 changes = try storage.collectChanges(of: entities.filter { schema.broken[$0.name] == nil })
                 if changes == nil && (isRetry || !schema.isEmpty || !pending.started.isEmpty) { changes = storage.changesAtCursor() }
