@@ -105,6 +105,53 @@ struct ResumeTokenTests {
         #expect(try ResumeToken(token.encoded) == token)
     }
 
+    /// A sort that drops a key path whose table went away is the resync the query owed: its
+    /// results are the committed state then, and so is its token's position. A resume from
+    /// it hears only what came after (it replayed the commits the resync had read, one of
+    /// them into a window state that never was); the sort reads nothing through the old
+    /// key path (it reported an error for rows that had only left the window).
+    @Test(arguments: [nil, ResultsWindow.offset(0, length: 2)])
+    func aSortThatIsTheResyncMovesItsTokenToTheCommittedState(window: ResultsWindow?) throws {
+        let store = try Store.temporary()
+        try store.define(Entity("Feed", key: "id", attributes: [Attribute("id", .string)]))
+        try store.define(Entity("Entry", key: "id", attributes: [Attribute("id", .string), Attribute("n", .integer),
+                                                                 .relationship("feed", to: "Feed", type: .string)]))
+        try store.write {
+            try store.insert("Feed", ["id": "f1"])
+            for n in 1...3 { try store.insert("Entry", ["id": .string("e\(n)"), "n": .integer(Int64(n)), "feed": "f1"]) }
+        }
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Entry", sortKeys: [SortKey("feed.id"), SortKey("n")]))
+        let recorder = GroupRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        try controller.setWindow(window)
+        _ = recorder.takeGroups()
+        let other = try ExternalConnection(path: store.path)
+        try other.execute("ALTER TABLE Feed RENAME TO Gone; UPDATE Entry SET n = 0 WHERE id = 'e3'")
+        try store.pollExternalChanges()
+        #expect(recorder.errors.count == 1)
+        try controller.setRequest(FetchRequest(entity: "Entry", sortKeys: [SortKey("n")]))
+        #expect(recorder.errors.count == 1)
+        #expect(recorder.resyncs == [.schemaChanged])
+        _ = recorder.takeGroups()
+        let token = try controller.resumeToken()
+        let saved = controller.snapshot
+        try other.execute("UPDATE Entry SET n = 9 WHERE id = 'e1'")
+        let resumed = try ResultsController(store: try Store(path: store.path), request: controller.request)
+        let resumedRecorder = GroupRecorder()
+        resumed.delegate = resumedRecorder
+        try resumed.performFetch(resumingFrom: token)
+        let fresh = try ResultsController(store: store, request: controller.request)
+        try fresh.setWindow(window)
+        try fresh.performFetch()
+        #expect(resumed.snapshot == fresh.snapshot)
+        let groups = resumedRecorder.takeGroups()
+        #expect(groups.count == 1)
+        #expect(try groups.reduce(saved) { try $1.apply(to: $0) } == fresh.snapshot)
+        // Only e1's commit: it moves (whole results) or leaves the window for e2.
+        #expect(Set(groups.flatMap(\.objectChanges).map(\.item)).isSubset(of: ["e1", "e2"]))
+    }
+
     func openController(_ store: Store, window: ResultsWindow? = .anchored(key: "m20", before: 3, after: 3)) throws -> (ResultsController, GroupRecorder) {
         let controller = try ResultsController(store: store, request: Self.request)
         let recorder = GroupRecorder()

@@ -349,14 +349,27 @@ public final class ResultsController: LiveQueryRequest {
             throw StoreError.schema(SchemaError("a controller cannot switch from entity '\(self.request.entityName)' to '\(request.entityName)'"))
         }
         let query = try store.bind(request)
-        if coldWindow != nil { try loadResults() }
+        if coldWindow != nil, pendingResync != nil {
+            // The new request's read is the resync owed: the whole results are read under
+            // it, not under the old one, which may no longer read (a key path's table gone).
+            let (oldRequest, oldQuery) = (self.request, self.query)
+            (self.request, self.query) = (request, query)
+            do {
+                try loadWholeResults()
+            } catch {
+                (self.request, self.query) = (oldRequest, oldQuery)
+                throw error
+            }
+        } else if coldWindow != nil {
+            try loadResults()
+        }
         guard let engine else {
             self.request = request
             self.query = query
             return
         }
-        let (rows, aggregates) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
-            (try store.fetchCommittedRows(query), try store.fetchAggregates(query))
+        let (rows, aggregates, position) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
+            (try store.fetchCommittedRows(query), try store.fetchAggregates(query), store.storage.changeLogPosition)
         }
         rowsBeforeTracking = query.entity.observedNames.contains(where: store.pendingTracking.contains) ? Self.byKey(rows, of: query) : nil
         self.request = request
@@ -365,6 +378,8 @@ public final class ResultsController: LiveQueryRequest {
             // results are its resync, from what it last saw.
             pendingResync = nil
             replaceResults(engine, query: query, rows: rows, from: pending.seen, resync: pending.reason, updated: { _ in true })
+            // Its results are the committed state now, unless they could not be reported.
+            if pendingResync == nil { resultsPosition = position }
         } else {
             // The results and the new rows are the same committed state: no value changed.
             replaceResults(engine, query: query, rows: rows, updated: { _ in false })
@@ -394,9 +409,12 @@ public final class ResultsController: LiveQueryRequest {
         let now = placeWindow(in: replacement, seen: seen) ?? replacement.snapshot
         // An object that leaves is reported as the previous results held it, laid out as the
         // new query's rows (a request change or a migration may add attributes and key-path
-        // values); one they no longer hold (the delegate saw it before a failed delivery)
-        // as far as it is known: its key.
+        // values); one that only left the window as the new results read it (the previous
+        // request may no longer read: a key path's table gone); one they no longer hold (the
+        // delegate saw it before a failed delivery) as far as it is known: its key.
         let (change, start) = QueryChange.diff(from: seen, editedBy: edits, to: now, resync: resync, isUpdated: updated, removedRow: { key in
+            if let row = previous.heldRow(forKey: key) { return query.entity.row(row, from: previousEntity) }
+            if let row = replacement.row(forKey: key) { return row }
             if let row = previous.row(forKey: key) ?? previous.knownRow(forKey: key) {
                 return query.entity.row(row, from: previousEntity)
             }
