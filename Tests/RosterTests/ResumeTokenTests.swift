@@ -54,11 +54,7 @@ struct ResumeTokenTests {
         }
         // While the app is away, m01 moves between m21 and m22 (and m30 changes).
         try ExternalConnection(path: file.path).execute("UPDATE Msg SET n = 215 WHERE id = 'm01'; UPDATE Msg SET text = 'y' WHERE id = 'm30'")
-        let store = try Store(path: file.path)
-        let resumed = try ResultsController(store: store, request: Self.request)
-        let recorder = GroupRecorder()
-        resumed.delegate = recorder
-        try resumed.performFetch(resumingFrom: token)
+        let (store, resumed, recorder) = try relaunch(file.path, resumingFrom: token)
         let (fresh, _) = try openController(store, window: moved)
         #expect(resumed.snapshot == fresh.snapshot)
         #expect(try recorder.takeGroups().reduce(saved) { try $1.apply(to: $0) } == fresh.snapshot)
@@ -91,11 +87,7 @@ struct ResumeTokenTests {
             #expect(recorder.takeGroups().isEmpty)
             try other.execute("ALTER TABLE Hidden RENAME TO Msg")
         }
-        let store = try Store(path: file.path)
-        let resumed = try ResultsController(store: store, request: Self.request)
-        let recorder = GroupRecorder()
-        resumed.delegate = recorder
-        try resumed.performFetch(resumingFrom: token)
+        let (store, resumed, recorder) = try relaunch(file.path, resumingFrom: token)
         let (fresh, _) = try openController(store, window: moved)
         #expect(resumed.snapshot == fresh.snapshot)
         let groups = recorder.takeGroups()
@@ -150,6 +142,16 @@ struct ResumeTokenTests {
         #expect(try groups.reduce(saved) { try $1.apply(to: $0) } == fresh.snapshot)
         // Only e1's commit: it moves (whole results) or leaves the window for e2.
         #expect(Set(groups.flatMap(\.objectChanges).map(\.item)).isSubset(of: ["e1", "e2"]))
+    }
+
+    /// The app relaunched: a new store on the file, and a live query resumed from `token`.
+    func relaunch(_ path: String, resumingFrom token: ResumeToken) throws -> (Store, ResultsController, GroupRecorder) {
+        let store = try Store(path: path)
+        let resumed = try ResultsController(store: store, request: Self.request)
+        let recorder = GroupRecorder()
+        resumed.delegate = recorder
+        try resumed.performFetch(resumingFrom: token)
+        return (store, resumed, recorder)
     }
 
     func openController(_ store: Store, window: ResultsWindow? = .anchored(key: "m20", before: 3, after: 3)) throws -> (ResultsController, GroupRecorder) {
