@@ -83,7 +83,9 @@ extension LiveCount: StoreObserver {
         guard hasFetched else { return }
         var counted = count
         do {
-            if mustRecount || changes.resync != nil {
+            // Tracking started after the count (it was made inside a transaction): the
+            // commits between went unlogged, so it counts again.
+            if mustRecount || changes.resync != nil || changes.mustReread {
                 counted = try countNow()
                 mustRecount = false
             } else {
