@@ -415,7 +415,9 @@ public final class ResultsController: LiveQueryRequest {
         let (change, start) = QueryChange.diff(from: seen, editedBy: edits, to: now, resync: resync, isUpdated: updated, removedRow: { key in
             if let row = previous.heldRow(forKey: key) { return query.entity.row(row, from: previousEntity) }
             if let row = replacement.row(forKey: key) { return row }
-            if let row = previous.row(forKey: key) ?? previous.knownRow(forKey: key) {
+            // In a resync, a row gone from the results is not read through the previous
+            // request either: what the previous results know of it, unread.
+            if let row = (resync == nil ? previous.row(forKey: key) : nil) ?? previous.knownRow(forKey: key) {
                 return query.entity.row(row, from: previousEntity)
             }
             var row = [Value](repeating: .null, count: query.entity.attributes.count)
