@@ -141,6 +141,8 @@ extension ScriptRunner {
         try controller.setWindow(ScriptWindow.window(command.object["window"], of: store.entity(named: entityName)))
         let recorder = TraceRecorder(queryName: name, adapter: queryAdapter)
         controller.delegate = recorder
+        recorder.holdErrors()
+        defer { recorder.printHeldErrors() }
         try controller.performFetch()
         queries.append((name, controller, recorder))
         eventSources.append(recorder)
@@ -203,6 +205,8 @@ extension ScriptRunner {
         let controller = try ResultsController(store: store, request: saved.request)
         let recorder = TraceRecorder(queryName: name, adapter: saved.adapter)
         controller.delegate = recorder
+        recorder.holdErrors()
+        defer { recorder.printHeldErrors() }
         try controller.performFetch(resumingFrom: saved.token)
         queries.append((name, controller, recorder))
         eventSources.append(recorder)

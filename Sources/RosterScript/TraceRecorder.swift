@@ -80,7 +80,29 @@ final class TraceRecorder: ResultsControllerDelegate, EventSource {
     }
 
     func controller(_ controller: ResultsController, didFailWith error: StoreError) {
+        if heldErrors != nil {
+            heldErrors?.append(error)
+            return
+        }
         record("error", [("message", .string("\(error)"))])
+    }
+
+    /// Errors heard while a query registers (an aggregate out of range from the start),
+    /// printed after its `snapshot`, `counts` and `aggregates`, as a commit's are after its
+    /// `aggregates`; nil when errors print as they come.
+    private var heldErrors: [StoreError]?
+
+    /// Holds the errors heard from now on until ``printHeldErrors()``.
+    func holdErrors() {
+        heldErrors = heldErrors ?? []
+    }
+
+    /// Prints the errors held since ``holdErrors()``, in order, and prints the next ones as
+    /// they come.
+    func printHeldErrors() {
+        let held = heldErrors ?? []
+        heldErrors = nil
+        for error in held { record("error", [("message", .string("\(error)"))]) }
     }
 
     func controllerWillChangeContent(_ controller: ResultsController) {
