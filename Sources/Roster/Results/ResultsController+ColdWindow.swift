@@ -78,13 +78,16 @@ extension ResultsController {
         guard coldWindow != nil else { return }
         // Bound again: the entity may have gained attributes since the window was read.
         let query = try store.bind(request)
-        let (fetched, position) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
-            (try fetchEngine(query: query), store.storage.changeLogPosition)
+        let (fetched, position, heldRows) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
+            (try fetchEngine(query: query), store.storage.changeLogPosition, try rowsIfTrackingIsPending(query))
         }
         // Reading at the cursor may have delivered commits, which loaded the results.
         guard coldWindow != nil else { return }
         self.query = query
         aggregateTracker?.rebind(to: query)
+        // Inside a transaction, or before a rolled-back one's tracking starts: the rows the
+        // first delivery compares with (the engine holds only some of them whole).
+        rowsBeforeTracking = heldRows
         // The same committed state as the window's, unless a delivery failed since: then
         // this is the resync it owes.
         if adoptWholeResults(fetched, touched: [:], resync: pendingResync?.reason) { resultsPosition = position }

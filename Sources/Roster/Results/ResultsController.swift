@@ -593,7 +593,7 @@ extension ResultsController: StoreObserver {
     /// The query's whole rows by key when one of its entities' tracking is still to start
     /// (``Store/pendingTracking``), read in the caller's read: what ``reread(_:)`` compares
     /// with once it starts. Nil, and nothing read, otherwise.
-    private func rowsIfTrackingIsPending(_ query: BoundQuery) throws(StoreError) -> [Value: [Value]]? {
+    func rowsIfTrackingIsPending(_ query: BoundQuery) throws(StoreError) -> [Value: [Value]]? {
         guard query.entity.observedNames.contains(where: store.pendingTracking.contains) else { return nil }
         return Self.byKey(try store.fetchCommittedRows(query), of: query)
     }
