@@ -5,7 +5,7 @@ enum ServerText {
     ///
     /// - Throws: ``ServerError`` (SQLSTATE `22021`) for text PostgreSQL cannot hold: not
     ///   valid UTF-8, or holding NUL (U+0000), which no PostgreSQL text value may contain.
-    /// NaN is sent as NULL, as SQLite stores it.
+    /// NaN is sent as NULL and -0.0 as 0, as SQLite stores them.
     static func parameter(_ value: Value) throws(ServerError) -> String? {
         switch value {
         case .null: return nil
@@ -14,6 +14,8 @@ enum ServerText {
             // SQLite stores NaN as NULL, and the contract orders NaN as null: so does this.
             if number.isNaN { return nil }
             if number.isInfinite { return number < 0 ? "-Infinity" : "Infinity" }
+            // SQLite stores -0.0 as 0 (an integral real is stored as an integer): so does this.
+            if number == 0 { return "0" }
             return "\(number)"  // the shortest text that reads back as the same Double
         case let .bool(flag): return flag ? "t" : "f"
         case let .string(text):
@@ -39,7 +41,8 @@ enum ServerText {
         case .double:
             // NaN (which another client may store) reads as null, as SQLite stores it.
             guard let number = Double(String(decoding: bytes, as: UTF8.self)), !number.isNaN else { return .null }
-            return .double(number)
+            // -0.0 (which another client may store) reads as 0.0, as SQLite reads it back.
+            return .double(number == 0 ? 0 : number)
         case .bool:
             guard length == 1 else { return .null }
             return bytes[0] == UInt8(ascii: "t") ? .bool(true) : bytes[0] == UInt8(ascii: "f") ? .bool(false) : .null
