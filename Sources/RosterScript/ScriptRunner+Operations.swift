@@ -19,7 +19,15 @@ extension ScriptRunner {
             case "sql":
                 try store.execute(command.string("sql"))
             case "external":
-                try externalConnection().execute(command.string("sql"))
+                let sql = try command.string("sql")
+                // SQLite refuses another connection's write at once while the store's
+                // transaction holds the write lock (from `begin` on); a server locks rows,
+                // not the database, so the runner refuses it the same way there: the same
+                // lines fail on both backends (ScriptFormat.md, "On PostgreSQL").
+                if store.isInTransaction, PostgresSchema.isURL(store.path) {
+                    throw command.error("PostgreSQL error 55P03: another connection cannot write while the script's transaction is open (from `begin` to `commit` or `rollback`), as on SQLite")
+                }
+                try externalConnection().execute(sql)
                 try store.pollExternalChanges()
             case "begin": try store.beginTransaction()
             case "commit": try store.commit()

@@ -30,6 +30,15 @@ public final class GroupRecorder: ResultsControllerDelegate {
     public func controller(_ controller: ResultsController, didChange object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) {
         guard current != nil else { return callbackOrderProblems.append("object change outside willChange/didChange") }
         current!.objectChanges.append(ObjectChange(type: type, item: object.key, from: indexPath, to: newIndexPath))
+        objects.append((type, object))
+    }
+
+    /// Every object change heard, with the object the delegate was given, in order.
+    public private(set) var objects: [(type: ObjectChangeType, object: Object)] = []
+
+    public func takeObjects() -> [(type: ObjectChangeType, object: Object)] {
+        defer { objects = [] }
+        return objects
     }
 
     public func controllerDidChangeContent(_ controller: ResultsController) {
@@ -41,6 +50,9 @@ public final class GroupRecorder: ResultsControllerDelegate {
     /// Failures the delegate heard, and the reasons of resyncs announced, in order.
     public private(set) var errors: [StoreError] = []
     public private(set) var resyncs: [ResyncReason] = []
+
+    /// Forgets the resyncs announced so far.
+    public func forgetResyncs() { resyncs = [] }
 
     public func controller(_ controller: ResultsController, didFailWith error: StoreError) {
         errors.append(error)

@@ -62,7 +62,7 @@ final class MixedWorld {
     var random: SplitMix64
     var added = 0
     var step = 0
-    var queries: [(controller: ResultsController, recorder: GroupRecorder, shown: [ListSection<Value, Value>])] = []
+    var queries: [(controller: ResultsController, recorder: GroupRecorder, shown: [ListSection<Value, Value>], values: [Value: [String: Value]])] = []
     /// A live count (`count` in a script) of a predicate, checked against a fresh one.
     var liveCount: LiveCount?
     /// What happened so far, for a failure's message.
@@ -97,7 +97,9 @@ final class MixedWorld {
     func tEntity() throws -> Entity { try Self.tEntity(added: added) }
 
     func run() throws {
-        for _ in 0..<2 { try addQuery(insideTransaction: false) }
+        // The first query, one time in two, registers inside a transaction: T's (and F's)
+        // tracking then starts at its commit.
+        for index in 0..<2 { try addQuery(insideTransaction: index == 0 && chance(2)) }
         let counted = try LiveCount(store: store, entity: "T", predicate: QueryPredicate("n >= 3 OR f.name == 'a'"))
         try counted.performFetch()
         liveCount = counted
@@ -310,10 +312,18 @@ final class MixedWorld {
         // What the delegate sees once the fetch is done; the registering transaction's
         // writes reach it at commit, as groups.
         var registered: [ListSection<Value, Value>] = []
+        // The committed values, which the fetch shows (inside the transaction too).
+        let values = try storedValues()
         if insideTransaction {
             try store.write {
                 try writeOnce(store)
                 try controller.performFetch()
+                // A window's whole results loaded inside the transaction, as an app asking
+                // for counts does.
+                if controller.window != nil, chance(2) {
+                    log.append("    its whole results loaded")
+                    try controller.loadResults()
+                }
                 registered = controller.snapshot
                 try writeOnce(store)
             }
@@ -321,7 +331,7 @@ final class MixedWorld {
             try controller.performFetch()
             registered = controller.snapshot
         }
-        queries.append((controller, recorder, registered))
+        queries.append((controller, recorder, registered, values))
     }
 
     func resume() throws {
@@ -341,7 +351,8 @@ final class MixedWorld {
         controller.delegate = recorder
         log.append("\(step): resume query from a token")
         try controller.performFetch(resumingFrom: token)
-        queries.append((controller, recorder, saved))
+        // The values the token's rows had are not known: the resume's updates are not checked.
+        queries.append((controller, recorder, saved, [:]))
         if queries.count > 5 { queries.removeFirst() }
     }
 
@@ -353,6 +364,19 @@ final class MixedWorld {
         return whole.indexPath(for: key) != nil
     }
 
+    /// Every row of T as the store's connection reads it, with the key path `f.name`, by
+    /// key — not through a live query, whose object reads would fill its row cache.
+    func storedValues() throws -> [Value: [String: Value]] {
+        var values: [Value: [String: Value]] = [:]
+        for index in 0..<16 {
+            guard let row = try store.fetch("T", key: .string("t\(index)")) else { continue }
+            var named = row.dictionary
+            named["f.name"] = try row["f"].flatMap { try store.fetch("F", key: $0) }?["name"] ?? .null
+            values[row.key] = named
+        }
+        return values
+    }
+
     func check() throws {
         let context = "seed \(seed), after step \(step):\n" + log.suffix(40).joined(separator: "\n")
         if let liveCount {
@@ -361,7 +385,20 @@ final class MixedWorld {
             #expect(liveCount.count == fresh.count, "live count \(liveCount.count), a fresh one \(fresh.count)\n\(context)")
         }
         for index in queries.indices {
-            let (controller, recorder, before) = queries[index]
+            let (controller, recorder, before, values) = queries[index]
+            // An update is a change of values: each one differs from the values the object had
+            // last (at the last check, or at its last event since), unless a resync or a
+            // failure made every object that stays an update.
+            var last = values
+            let resynced = !recorder.resyncs.isEmpty || !recorder.errors.isEmpty
+            for (type, object) in recorder.takeObjects() {
+                let now = object.dictionary
+                if type == .update, !resynced, let previous = last[object.key], now.allSatisfy({ previous[$0.key] == $0.value }) {
+                    Issue.record("query \(index): \(object.key) updated with the values it had, \(now)\n\(context)")
+                }
+                last[object.key] = type == .delete ? nil : (last[object.key] ?? [:]).merging(now) { $1 }
+            }
+            recorder.forgetResyncs()
             var shown = before
             for group in recorder.takeGroups() {
                 do {
@@ -372,6 +409,7 @@ final class MixedWorld {
                 }
             }
             queries[index].shown = shown
+            queries[index].values = try storedValues()
             #expect(recorder.errors.isEmpty, "query \(index) heard \(recorder.errors)\n\(context)")
             #expect(recorder.callbackOrderProblems.isEmpty, "query \(index): \(recorder.callbackOrderProblems)\n\(context)")
             #expect(shown == controller.snapshot, "query \(index): what its delegate was told is not what it shows\n\(context)")

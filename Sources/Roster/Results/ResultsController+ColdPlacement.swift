@@ -192,8 +192,9 @@ extension ResultsController {
     func reportColdWindow(_ placed: ColdWindow, replacing cold: ColdWindow, seen: [ListSection<Value, Value>],
                           touched: [Value: TouchedRow], resync: ResyncReason?, comparingValues: Bool) {
         let now = placed.tracker.shown
+        let touched = comparingValues ? Self.compared(touched, before: cold.rows, now: placed.rows) : touched
         let (change, start) = QueryChange.diff(from: seen, to: now, resync: resync, isUpdated: { key in
-            resync != nil || (touched[key]?.isChanged ?? false) || (comparingValues && cold.rows[key] != placed.rows[key])
+            resync != nil || (touched[key]?.isChanged ?? false)
         }, removedRow: { touched[$0]?.before ?? cold.rows[$0] })
         // The new rows first: the delegate reads objects from them.
         coldWindow = placed

@@ -111,14 +111,30 @@ extension ResultsController {
         coldWindow = nil
         pendingResync = nil
         let now = placeWindow(in: fetched, seen: seen) ?? []
+        let touched = comparingValues
+            ? Self.compared(touched, before: cold.rows, now: Dictionary(uniqueKeysWithValues: now.lazy.flatMap(\.items).compactMap { key in
+                fetched.row(forKey: key).map { (key, $0) }
+            }))
+            : touched
         let (change, start) = QueryChange.diff(
             from: seen, editedBy: edits, to: now, resync: resync, isUpdated: { key in
-                resync != nil || (touched[key]?.isChanged ?? false) || (comparingValues && cold.rows[key] != fetched.row(forKey: key))
+                resync != nil || (touched[key]?.isChanged ?? false)
             },
             removedRow: { touched[$0]?.before ?? cold.rows[$0] ?? fetched.row(forKey: $0) })
         guard report(change, in: fetched, from: start, touched: touched, shown: now) else { return false }
         reportCounts(of: fetched)
         return true
+    }
+
+    /// `touched`, with each row that both `before` and `now` hold and that differs added as
+    /// a commit's row would say it (the commits went unlogged: ``CommittedChanges/mustReread``),
+    /// so that its update names what changed and `displays` holds.
+    static func compared(_ touched: [Value: TouchedRow], before: [Value: [Value]], now: [Value: [Value]]) -> [Value: TouchedRow] {
+        var touched = touched
+        for (key, row) in now where touched[key] == nil {
+            if let was = before[key], was != row { touched[key] = TouchedRow(before: was, after: row) }
+        }
+        return touched
     }
 
     /// A delivery to a window opened cold, when it touches the entity (or a resync or the

@@ -195,7 +195,8 @@ public final class ResultsController: LiveQueryRequest {
         guard hasFetched else { throw StoreError.invalidResumeToken("a live query saves a resume token once performFetch() has loaded its results") }
         return ResumeToken(store: try store.storage.storeIdentifier(), request: ResumeToken.fingerprint(of: request), position: resultsPosition,
                            window: window, firstRank: coldWindow == nil ? windowTracker?.ranks.lowerBound : coldWindow?.firstRank,
-                           sections: pendingResync?.seen ?? shownNow, isPlaced: pendingResync == nil)
+                           sections: pendingResync?.seen ?? shownNow, isPlaced: pendingResync == nil,
+                           isLogged: !query.entity.observedNames.contains(where: store.pendingTracking.contains))
     }
 
     /// What the delegate last saw: while a failed delivery waits for its resync, the
@@ -234,7 +235,7 @@ public final class ResultsController: LiveQueryRequest {
                 // outside the window, and is not read (RowReadScope).
                 let savedKeys = token.sections.flatMap(\.items)
                 let scope = RowReadScope(placingAttributes: query.placingAttributes, keys: Set(savedKeys))
-                let changes = try store.changes(observedBy: query.entity, since: token.position, readingRows: scope)
+                let changes = try Self.changes(since: token, observedBy: query.entity, in: store, readingRows: scope)
                 let touched = try store.touchedRows(of: query.entity, in: changes)
                 // The rows the token's window showed that no commit since touched, as they
                 // were then and are now, in the same read.
@@ -257,7 +258,7 @@ public final class ResultsController: LiveQueryRequest {
             }
         }
         let (fetched, changes, touched, aggregates, position) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
-            let changes = try store.changes(observedBy: query.entity, since: token.position)
+            let changes = try Self.changes(since: token, observedBy: query.entity, in: store)
             return (try fetchEngine(query: query), changes, try store.touchedRows(of: query.entity, in: changes), try store.fetchAggregates(query),
                     store.storage.changeLogPosition)
         }
@@ -271,6 +272,15 @@ public final class ResultsController: LiveQueryRequest {
         countsSeen = windowTracker == nil ? nil : Self.counts(of: fetched)
         startAggregates(aggregates)
         reportResumed(from: token, to: now, changes: changes, touched: touched, departed: [:], position: position, in: fetched)
+    }
+
+    /// What the log says changed since a token: a resync (``ResyncReason/logPruned``)
+    /// whatever it says when the token was saved before the log recorded its entities.
+    private static func changes(since token: ResumeToken, observedBy entity: Entity, in store: Store,
+                                readingRows scope: RowReadScope? = nil) throws(StoreError) -> CommittedChanges {
+        var changes = try store.changes(observedBy: entity, since: token.position, readingRows: scope)
+        if !token.isLogged { changes.resync = .logPruned }
+        return changes
     }
 
     /// Tells the delegate the change from the rows a token saved to `now`: updates from the
@@ -398,7 +408,7 @@ public final class ResultsController: LiveQueryRequest {
     ///
     /// - Parameter old: the results the delegate last saw; by default the current ones.
     func replaceResults(_ previous: any ResultsEngine, query: BoundQuery, rows: [[Value]], from old: [ListSection<Value, Value>]? = nil,
-                        resync: ResyncReason? = nil, updated: (Value) -> Bool) {
+                        resync: ResyncReason? = nil, touched: [Value: TouchedRow] = [:], updated: (Value) -> Bool) {
         let seen = old ?? shownNow
         let edits = pendingUserEdits
         pendingUserEdits = []
@@ -425,8 +435,8 @@ public final class ResultsController: LiveQueryRequest {
             return row
         })
         if windowTracker == nil {
-            report(change, in: replacement, from: start)
-        } else if report(change, in: replacement, from: start, shown: now) {
+            report(change, in: replacement, from: start, touched: touched)
+        } else if report(change, in: replacement, from: start, touched: touched, shown: now) {
             reportCounts(of: replacement)
         }
     }
@@ -581,13 +591,21 @@ extension ResultsController: StoreObserver {
             fail(error, seen: shownNow)
             return
         }
-        let fresh = Self.byKey(rows, of: query)
         let before = rowsBeforeTracking ?? [:]
         rowsBeforeTracking = nil
-        replaceResults(engine, query: query, rows: rows, updated: { key in
-            guard let held = before[key] ?? engine.heldRow(forKey: key) else { return true }
-            return held != fresh[key]
-        })
+        // Each row as it was and is now, where both are known: what a commit's rows would
+        // have said, so that updates name what changed and `displays` holds.
+        var compared: [Value: TouchedRow] = [:]
+        var unknown: Set<Value> = []
+        for row in rows {
+            let key = query.key(of: row)
+            guard let held = before[key] ?? engine.heldRow(forKey: key) else {
+                unknown.insert(key)
+                continue
+            }
+            if held != row { compared[key] = TouchedRow(before: held, after: row) }
+        }
+        replaceResults(engine, query: query, rows: rows, touched: compared, updated: { key in compared[key] != nil || unknown.contains(key) })
     }
 
     /// The query's whole rows by key when one of its entities' tracking is still to start

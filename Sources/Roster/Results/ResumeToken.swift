@@ -36,9 +36,14 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
     /// perhaps in a window it left since; a resume then reads the window where it stands
     /// rather than placing it from them.
     let isPlaced: Bool
+    /// Whether the log recorded the query's entities from `position` on. False for a token
+    /// saved before their tracking started (inside the transaction that first watched
+    /// them): the writes until it started went unlogged, so a resume is a resync
+    /// (``ResyncReason/logPruned``: the log does not reach back to the token).
+    let isLogged: Bool
 
     init(store: String, request: String, position: Int64, window: ResultsWindow?, firstRank: Int?, sections: [ListSection<Value, Value>],
-         isPlaced: Bool = true) {
+         isPlaced: Bool = true, isLogged: Bool = true) {
         self.store = store
         self.request = request
         self.position = position
@@ -46,6 +51,7 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
         self.firstRank = firstRank
         self.sections = sections
         self.isPlaced = isPlaced
+        self.isLogged = isLogged
     }
 
     private static let prefix = "roster-token-1:"
@@ -58,6 +64,7 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
         ]
         if let firstRank { members["rank"] = String(firstRank) }
         if !isPlaced { members["unplaced"] = "1" }
+        if !isLogged { members["unlogged"] = "1" }
         switch window {
         case nil: break
         case let .offset(offset, length)?: members["window"] = ["offset", String(offset), String(length)]
@@ -93,8 +100,10 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
             }
             firstRank = rank
         }
-        if let unplaced = members["unplaced"], unplaced as? String != "1" {
-            throw StoreError.invalidResumeToken("the resume token is damaged: its 'unplaced' mark is not \"1\"")
+        for mark in ["unplaced", "unlogged"] {
+            if let value = members[mark], value as? String != "1" {
+                throw StoreError.invalidResumeToken("the resume token is damaged: its '\(mark)' mark is not \"1\"")
+            }
         }
         guard let sectionList = members["sections"] as? [Any] else {
             throw StoreError.invalidResumeToken("the resume token is damaged: it lacks its sections")
@@ -145,7 +154,7 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
             do { try window?.validate() } catch { throw StoreError.invalidResumeToken("the resume token is damaged: \(error.description)") }
         }
         self.init(store: store, request: request, position: position, window: window, firstRank: firstRank, sections: sections,
-                  isPlaced: members["unplaced"] == nil)
+                  isPlaced: members["unplaced"] == nil, isLogged: members["unlogged"] == nil)
     }
 
     /// A request as a token names it: entity, predicate, sort keys and section attribute.
