@@ -154,6 +154,34 @@ struct ResumeTokenTests {
         return (store, resumed, recorder)
     }
 
+    /// The writes before an entity's first watch are not logged: a token saved then (inside
+    /// the transaction that first watched it) says so, and resuming it is a resync.
+    @Test func aTokenSavedBeforeItsEntityWasWatchedResumesAsALogPrunedResync() throws {
+        let file = try File()
+        let store = try Store(path: file.path)
+        let controller = try ResultsController(store: store, request: Self.request)
+        var token: ResumeToken?
+        try store.write {
+            try store.update("Msg", key: "m01", ["n": .integer(1_000)])
+            try controller.performFetch()
+            token = try controller.resumeToken()
+        }
+        let saved = try #require(token)
+        let decoded = try ResumeToken(saved.encoded)
+        #expect(decoded == saved && !decoded.isLogged)
+        // Once the commit started the watch, tokens are logged again.
+        #expect(try controller.resumeToken().isLogged)
+        let resumed = try ResultsController(store: store, request: Self.request)
+        let recorder = GroupRecorder()
+        resumed.delegate = recorder
+        try resumed.performFetch(resumingFrom: decoded)
+        #expect(recorder.resyncs == [.logPruned])
+        #expect(resumed.snapshot == controller.snapshot && resumed.snapshot.first?.items.last == "m01")
+        let group = try #require(recorder.takeGroups().first)
+        #expect(try group.apply(to: saved.sections) == resumed.snapshot)
+        #expect(resumed.object(at: try #require(resumed.indexPath(for: "m01")))?["n"] == .integer(1_000))
+    }
+
     func openController(_ store: Store, window: ResultsWindow? = .anchored(key: "m20", before: 3, after: 3)) throws -> (ResultsController, GroupRecorder) {
         let controller = try ResultsController(store: store, request: Self.request)
         let recorder = GroupRecorder()
@@ -323,8 +351,10 @@ struct ResumeTokenTests {
                      // A key twice, and an empty section: no live query shows those.
                      "roster-token-1:" + Data(#"{"store":"x","request":"r","position":"1","rank":"0","sections":[[["n"],[["s","a"],["s","a"]]]]}"#.utf8).base64EncodedString(),
                      "roster-token-1:" + Data(#"{"store":"x","request":"r","position":"1","rank":"0","sections":[[["n"],[]]]}"#.utf8).base64EncodedString(),
-                     // The mark of a token saved while a resync waited is "1" or absent.
-                     "roster-token-1:" + Data(#"{"store":"x","request":"r","position":"1","unplaced":true,"sections":[]}"#.utf8).base64EncodedString()] {
+                     // The marks of a token saved while a resync waited, or before its entity
+                     // was logged, are "1" or absent.
+                     "roster-token-1:" + Data(#"{"store":"x","request":"r","position":"1","unplaced":true,"sections":[]}"#.utf8).base64EncodedString(),
+                     "roster-token-1:" + Data(#"{"store":"x","request":"r","position":"1","unlogged":"0","sections":[]}"#.utf8).base64EncodedString()] {
             let error = #expect(throws: StoreError.self) { try ResumeToken(text) }
             #expect(error?.code == .invalidResumeToken, "\(text): \(String(describing: error))")
         }
