@@ -209,7 +209,9 @@ public final class ResultsController: LiveQueryRequest {
     /// the delegate what changed since the token was saved — by this process or any other
     /// — as one change group from the rows the token saved to the rows shown now: rows
     /// that entered or left the window, moved, or changed values. When the change log no
-    /// longer reaches back to the token, the group is a resync (``ResyncReason/logPruned``):
+    /// longer reaches back to the token — or never did: a token saved inside the transaction
+    /// that first watched its entity, whose writes until then went unlogged — the group is a
+    /// resync (``ResyncReason/logPruned``):
     /// every row that stays is reported updated, and a deleted row's values other than its
     /// key are null (the log no longer holds them).
     ///
