@@ -384,6 +384,8 @@ final class MixedWorld {
             try fresh.performFetch()
             #expect(liveCount.count == fresh.count, "live count \(liveCount.count), a fresh one \(fresh.count)\n\(context)")
         }
+        // Read once for every query: what each query's next updates are compared with.
+        let valuesNow = try storedValues()
         for index in queries.indices {
             let (controller, recorder, before, values) = queries[index]
             // An update is a change of values: each one differs from the values the object had
@@ -409,7 +411,7 @@ final class MixedWorld {
                 }
             }
             queries[index].shown = shown
-            queries[index].values = try storedValues()
+            queries[index].values = valuesNow
             #expect(recorder.errors.isEmpty, "query \(index) heard \(recorder.errors)\n\(context)")
             #expect(recorder.callbackOrderProblems.isEmpty, "query \(index): \(recorder.callbackOrderProblems)\n\(context)")
             #expect(shown == controller.snapshot, "query \(index): what its delegate was told is not what it shows\n\(context)")
