@@ -29,14 +29,20 @@ public final class GroupRecorder: ResultsControllerDelegate {
 
     public func controller(_ controller: ResultsController, didChange object: Object, at indexPath: IndexPath?, for type: ObjectChangeType, newIndexPath: IndexPath?) {
         guard current != nil else { return callbackOrderProblems.append("object change outside willChange/didChange") }
+        // The controller's group names the changed attributes; its callbacks come in its order.
+        let position = current!.objectChanges.count
+        let changes = controller.lastChange?.objectChanges ?? []
+        let changed = position < changes.count && changes[position].item == object.key ? changes[position].changedAttributes : nil
         current!.objectChanges.append(ObjectChange(type: type, item: object.key, from: indexPath, to: newIndexPath))
-        objects.append((type, object))
+        objects.append((type, object, changed, controller.request))
     }
 
-    /// Every object change heard, with the object the delegate was given, in order.
-    public private(set) var objects: [(type: ObjectChangeType, object: Object)] = []
+    /// Every object change heard, with the object the delegate was given and the
+    /// attributes the change names as changed (``FetchRequest/reportsChangedAttributes``),
+    /// under the controller's request then, in order.
+    public private(set) var objects: [(type: ObjectChangeType, object: Object, changed: [String]?, request: FetchRequest)] = []
 
-    public func takeObjects() -> [(type: ObjectChangeType, object: Object)] {
+    public func takeObjects() -> [(type: ObjectChangeType, object: Object, changed: [String]?, request: FetchRequest)] {
         defer { objects = [] }
         return objects
     }

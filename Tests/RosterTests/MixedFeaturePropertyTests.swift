@@ -15,7 +15,10 @@ import RosterUpdates
 /// - show what that replay gives (its snapshot);
 /// - equal a fresh query with the same request and window: the rows shown, their values
 ///   on the attributes both see, the counts and the aggregates;
-/// - have heard no error (nothing here fails for a fresh query).
+/// - have heard no error (nothing here fails for a fresh query);
+/// - have reported each update as a change of values, of a displayed one when the request
+///   names what it displays, naming what changed (in the object's order) when it asks for
+///   that, and every change of a displayed value of an object it still shows.
 ///
 /// `ROSTER_MIXED_SEEDS=5000 swift test --filter MixedFeaturePropertyTests` for a long run
 /// (the default, 200 seeds a backend, is what CI runs); `ROSTER_MIXED_SEEDS=4970-4980`
@@ -62,6 +65,12 @@ final class MixedWorld {
     var random: SplitMix64
     var added = 0
     var step = 0
+    /// Whether the step committed more than once: an object's change that a query left
+    /// unreported (no displayed attribute changed) is then not in the values its later
+    /// updates are compared with, and they may name fewer attributes than changed since the check.
+    var committedSeveralTimes = false
+    /// The queries whose request the step replaced.
+    var requestChanged: Set<Int> = []
     var queries: [(controller: ResultsController, recorder: GroupRecorder, shown: [ListSection<Value, Value>], values: [Value: [String: Value]])] = []
     /// A live count (`count` in a script) of a predicate, checked against a fresh one.
     var liveCount: LiveCount?
@@ -99,12 +108,16 @@ final class MixedWorld {
     func run() throws {
         // The first query, one time in two, registers inside a transaction: T's (and F's)
         // tracking then starts at its commit.
-        for index in 0..<2 { try addQuery(insideTransaction: index == 0 && chance(2)) }
+        let firstInTransaction = chance(2)
+        for index in 0..<2 { try addQuery(insideTransaction: index == 0 && firstInTransaction) }
         let counted = try LiveCount(store: store, entity: "T", predicate: QueryPredicate("n >= 3 OR f.name == 'a'"))
         try counted.performFetch()
         liveCount = counted
         for index in 0..<30 {
             step = index
+            // The registering transaction committed before the first step.
+            committedSeveralTimes = index == 0 && firstInTransaction
+            requestChanged = []
             try randomStep()
             try check()
         }
@@ -144,8 +157,10 @@ final class MixedWorld {
         if chance(2) { sort.append(SortKey(pick(attributeNames()), ascending: chance(2))) }
         let section: String? = chance(2) ? nil : pick(["s", "f.name"])
         let aggregates: [Aggregate] = chance(2) ? [] : [.count("big", where: try QueryPredicate("n >= 4")), .sum("total", of: "n")]
+        // Some requests display a few attributes only: a change to the others is no update.
+        let displayed: [String]? = chance(3) ? nil : attributeNames().filter { _ in chance(2) } + (chance(4) ? ["id"] : [])
         return FetchRequest(entity: "T", predicate: try randomPredicate(), sortKeys: sort, sectionAttribute: section,
-                            reportsChangedAttributes: chance(3), aggregates: aggregates)
+                            displayedAttributes: displayed.map { $0.isEmpty ? ["s"] : $0 }, reportsChangedAttributes: chance(3), aggregates: aggregates)
     }
 
     func randomWindow(in controller: ResultsController?) -> ResultsWindow? {
@@ -185,6 +200,7 @@ final class MixedWorld {
             let request = try randomRequest()
             log.append("\(step): query \(index) setRequest \(describe(request))")
             try queries[index].controller.setRequest(request)
+            requestChanged.insert(index)
         case 10, 11:
             guard let index = queries.indices.randomElement(using: &random) else { return }
             let window = randomWindow(in: queries[index].controller)
@@ -297,6 +313,7 @@ final class MixedWorld {
     func describe(_ request: FetchRequest) -> String {
         "\(request.predicate.format) by \(request.sortKeys.map { "\($0.attribute) \($0.ascending ? "asc" : "desc")" })"
             + (request.sectionAttribute.map { ", sections by \($0)" } ?? "") + (request.aggregates.isEmpty ? "" : ", aggregates")
+            + (request.displayedAttributes.map { ", displays \($0)" } ?? "") + (request.reportsChangedAttributes ? ", names changes" : "")
     }
 
     func addQuery(insideTransaction: Bool) throws {
@@ -338,7 +355,9 @@ final class MixedWorld {
         guard let source = queries.randomElement(using: &random) else { return }
         let token = try source.controller.resumeToken()
         let saved = source.controller.snapshot
-        for _ in 0..<Int.random(in: 0...2, using: &random) { try writeOnce(chance(2) ? store : other) }
+        let writes = Int.random(in: 0...2, using: &random)
+        committedSeveralTimes = writes > 1
+        for _ in 0..<writes { try writeOnce(chance(2) ? store : other) }
         _ = try store.pollExternalChanges()
         // The token from before a rebuild: what the rebuild changed went unlogged.
         if raw != nil, chance(4) { try rebuildTable() }
@@ -393,12 +412,31 @@ final class MixedWorld {
             // failure made every object that stays an update.
             var last = values
             let resynced = !recorder.resyncs.isEmpty || !recorder.errors.isEmpty
-            for (type, object) in recorder.takeObjects() {
+            let heardObjects = recorder.takeObjects()
+            let heard = Set(heardObjects.map(\.object.key))
+            for (type, object, changed, request) in heardObjects {
+                let context = context + "\n    query \(index) heard: " + heardObjects.map { "\($0.type) \($0.object) \($0.changed ?? [])" }.joined(separator: "; ")
                 let now = object.dictionary
-                if type == .update, !resynced, let previous = last[object.key], now.allSatisfy({ previous[$0.key] == $0.value }) {
+                defer { last[object.key] = type == .delete ? nil : (last[object.key] ?? [:]).merging(now) { $1 } }
+                guard !resynced, let previous = last[object.key], type == .update || type == .move else { continue }
+                // What changed since the values it had last, in the object's order.
+                let differing = object.entity.attributes.map(\.name).filter { name in previous[name].map { $0 != now[name] } ?? false }
+                if type == .update, differing.isEmpty {
                     Issue.record("query \(index): \(object.key) updated with the values it had, \(now)\n\(context)")
                 }
-                last[object.key] = type == .delete ? nil : (last[object.key] ?? [:]).merging(now) { $1 }
+                if type == .update, let displayed = request.displayedAttributes, !differing.contains(where: displayed.contains) {
+                    Issue.record("query \(index): \(object.key) updated, but of what it displays (\(displayed)) nothing changed: \(differing)\n\(context)")
+                }
+                guard request.reportsChangedAttributes else { continue }
+                // An update names what changed (null only in a resync); a move names it when anything did.
+                if type == .update, changed == nil {
+                    Issue.record("query \(index): \(object.key) updated without naming what changed (\(differing))\n\(context)")
+                } else if request.displayedAttributes != nil && committedSeveralTimes {
+                    // A change left unreported since the check is not in `previous`.
+                    continue
+                } else if (changed ?? []) != differing {
+                    Issue.record("query \(index): \(object.key) \(type) names \(String(describing: changed)) as changed; since its last values \(differing) did\n\(context)")
+                }
             }
             recorder.forgetResyncs()
             var shown = before
@@ -408,6 +446,22 @@ final class MixedWorld {
                 } catch {
                     Issue.record("query \(index): a group its delegate cannot apply (\(error)) to \(shown)\n\(group)\n\(context)")
                     return
+                }
+            }
+            // Every object the delegate still sees whose displayed values changed was told so
+            // (an update, a move, or a delete and an insert), unless a resync reported them all.
+            // Under the request of the last check: one set since displays other attributes.
+            if !resynced, !requestChanged.contains(index) {
+                let request = controller.request
+                let stayed = Set(before.flatMap(\.items)).intersection(shown.flatMap(\.items))
+                for key in stayed where !heard.contains(key) {
+                    guard let previous = values[key], let stored = valuesNow[key], let path = controller.indexPath(for: key),
+                          let object = controller.object(at: path) else { continue }
+                    let names = request.displayedAttributes ?? object.entity.attributes.map(\.name)
+                    let differing = names.filter { name in previous[name].map { $0 != stored[name] } ?? false }
+                    if !differing.isEmpty {
+                        Issue.record("query \(index): \(key) shown before and now, its \(differing) changed, and its delegate heard nothing of it\n\(context)")
+                    }
                 }
             }
             queries[index].shown = shown
