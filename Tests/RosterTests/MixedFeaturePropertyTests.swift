@@ -355,6 +355,8 @@ final class MixedWorld {
         guard let source = queries.randomElement(using: &random) else { return }
         let token = try source.controller.resumeToken()
         let saved = source.controller.snapshot
+        // The values the token's rows had: the source query showed the committed state.
+        let values = try storedValues()
         let writes = Int.random(in: 0...2, using: &random)
         committedSeveralTimes = writes > 1
         for _ in 0..<writes { try writeOnce(chance(2) ? store : other) }
@@ -370,8 +372,7 @@ final class MixedWorld {
         controller.delegate = recorder
         log.append("\(step): resume query from a token")
         try controller.performFetch(resumingFrom: token)
-        // The values the token's rows had are not known: the resume's updates are not checked.
-        queries.append((controller, recorder, saved, [:]))
+        queries.append((controller, recorder, saved, values))
         if queries.count > 5 { queries.removeFirst() }
     }
 
