@@ -82,6 +82,17 @@ final class LiveState {
     }
 
     /// A deleted row whose values are not known: its key, and nulls.
+    /// `row`, whose values are in `source`'s order, in `target`'s order: by name, null
+    /// where `source` has no such attribute. A row of another length than `source`'s (read
+    /// before the entity gained attributes) keeps its key alone.
+    static func row(_ row: [Value], of source: Entity, laidOutAs target: Entity) -> [Value] {
+        guard row.count == source.attributes.count else {
+            return keyOnly(source.keyIndex < row.count ? row[source.keyIndex] : .null, entity: target)
+        }
+        if source == target { return row }
+        return target.attributes.map { attribute in source.index(of: attribute.name).map { row[$0] } ?? .null }
+    }
+
     private static func keyOnly(_ key: Value, entity: Entity) -> [Value] {
         var values = [Value](repeating: .null, count: entity.attributes.count)
         values[entity.keyIndex] = key
@@ -428,6 +439,14 @@ final class LiveState {
                 for (key, row) in loader(entity)(missing) { read.removedRows[key] = row }
                 change = read
             }
+        }
+        // The rows that left are reported as objects of the query now: a new request may read
+        // other key paths, a row seen before the entity gained attributes has fewer values.
+        let reported = engine.query.entity
+        if var read = change, !read.removedRows.isEmpty,
+           entity != reported || read.removedRows.values.contains(where: { $0.count != reported.attributes.count }) {
+            read.removedRows = read.removedRows.mapValues { Self.row($0, of: entity, laidOutAs: reported) }
+            change = read
         }
         if window == nil {
             countsSeen = nil
