@@ -198,7 +198,7 @@ final class MixedWorld {
         case 8, 9:
             guard let index = queries.indices.randomElement(using: &random) else { return }
             let request = try randomRequest()
-            log.append("\(step): query \(index) setRequest \(describe(request))")
+            log.append("\(step): query \(index) setRequest \(Self.describe(request))")
             try queries[index].controller.setRequest(request)
             requestChanged.insert(index)
         case 10, 11:
@@ -310,7 +310,7 @@ final class MixedWorld {
         }
     }
 
-    func describe(_ request: FetchRequest) -> String {
+    static func describe(_ request: FetchRequest) -> String {
         "\(request.predicate.format) by \(request.sortKeys.map { "\($0.attribute) \($0.ascending ? "asc" : "desc")" })"
             + (request.sectionAttribute.map { ", sections by \($0)" } ?? "") + (request.aggregates.isEmpty ? "" : ", aggregates")
             + (request.displayedAttributes.map { ", displays \($0)" } ?? "") + (request.reportsChangedAttributes ? ", names changes" : "")
@@ -324,7 +324,7 @@ final class MixedWorld {
         if chance(3) { try controller.setWindow(randomWindow(in: nil).map { window in
             if case .anchored = window { return .offset(1, length: 4) } else { return window }
         }) }
-        log.append("\(step): new query \(queries.count) \(describe(request))\(insideTransaction ? " inside a transaction" : "")"
+        log.append("\(step): new query \(queries.count) \(Self.describe(request))\(insideTransaction ? " inside a transaction" : "")"
                    + (controller.window.map { ", window \($0)" } ?? ""))
         // What the delegate sees once the fetch is done; the registering transaction's
         // writes reach it at commit, as groups.

@@ -302,6 +302,36 @@ struct ObservedResultsTests {
         #expect(results.lastChange?.batch.insertItems == [IndexPath(item: 2, section: 0)])
     }
 
+    @Test func aColdWindowReadsTheCurrentValueOfAnAttributeItDoesNotDisplay() throws {
+        let queue = try makeQueue(posts: 10)
+        let request = FetchRequest(entity: "Post", sortKeys: [SortKey("rank")], displayedAttributes: ["title"])
+        let results = try ObservedResults(queue: queue, request: request, coldWindow: .offset(0, length: 3))
+        let changed = try notified(results) {
+            try queue.write { store in try store.update("Post", key: "p1", ["pinned": true]) }
+            results.refresh()
+        }
+        #expect(!changed.contains("lastChange"), "no displayed value changed: no change")
+        #expect(results.objects[1]["pinned"] == true, "the object reads the value committed, as a live query's do")
+        let retitled = try notified(results) {
+            try queue.write { store in try store.update("Post", key: "p1", ["title": "new"]) }
+            results.refresh()
+        }
+        #expect(retitled.contains("lastChange"))
+        #expect(results.lastChange?.group.objectChanges.map(\.type) == [.update])
+    }
+
+    @Test func aWindowThatShowsTheSameRowsIsStillTheWindowShown() throws {
+        let queue = try makeQueue(posts: 6)
+        let all = FetchRequest(entity: "Post", sortKeys: [SortKey("rank")])
+        let live = try ObservedResults(queue: queue, request: all, window: .offset(4, length: 5))
+        live.window = .offset(4, length: 9)
+        #expect(live.window == .offset(4, length: 9))
+        #expect(shownKeys(live) == [["p4", "p5"]])
+        let cold = try ObservedResults(queue: queue, request: all, coldWindow: .offset(4, length: 5))
+        cold.window = .offset(4, length: 9)
+        #expect(cold.window == .offset(4, length: 9))
+    }
+
     @Test func aColdWindowMovesAndTakesANewRequestStillCold() async throws {
         let queue = try makeQueue(posts: 40)
         let results = try ObservedResults(queue: queue, request: FetchRequest(entity: "Post", sortKeys: [SortKey("rank")]),

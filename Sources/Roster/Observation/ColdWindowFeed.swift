@@ -21,6 +21,8 @@ final class ColdWindowFeed: ResultsControllerDelegate, @unchecked Sendable {
         var aggregates: AggregateValues?
         var window: ResultsWindow?
         var request: FetchRequest
+        /// What the request displays and whether its updates name what changed.
+        var relevance: AttributeRelevance?
         /// The entity the objects are of.
         var entity: Entity
         /// Set when a delivery since the last frame taken was a resync.
@@ -35,6 +37,8 @@ final class ColdWindowFeed: ResultsControllerDelegate, @unchecked Sendable {
     /// Under the queue's lock only.
     private var controller: ResultsController?
     private var resyncSinceLastFrame: ResyncReason?
+    /// Whether a callback of the controller posted a frame since its last delivery ended.
+    private var postedByCallback = false
     private let pending = Locked<(frame: Frame?, error: StoreError?)>((nil, nil))
     private let wakeUps: AsyncStream<Void>.Continuation
     /// Yields when a frame or an error waits; ends when the feed is closed.
@@ -50,9 +54,16 @@ final class ColdWindowFeed: ResultsControllerDelegate, @unchecked Sendable {
         }
         entity = opened.value.query.entity
         try queue.withStore { _ throws(StoreError) in
-            opened.value.delegate = self
-            controller = opened.value
+            adopt(opened.value)
         }
+    }
+
+    /// Makes `controller` the one that feeds the frames (under the queue's lock).
+    private func adopt(_ controller: ResultsController) {
+        controller.delegate = self
+        controller.didDeliver = { [weak self] touched in self?.deliveryEnded(touching: touched) }
+        self.controller = controller
+        postedByCallback = false
     }
 
     private static func openCold(store: Store, request: FetchRequest, window: ResultsWindow) throws(StoreError) -> ResultsController {
@@ -84,6 +95,9 @@ final class ColdWindowFeed: ResultsControllerDelegate, @unchecked Sendable {
     func setWindow(_ window: ResultsWindow?) throws(StoreError) {
         try queue.withStore { _ throws(StoreError) in
             do { try controller?.setWindow(window) } catch { throw (error as? StoreError) ?? StoreError(.database, "\(error)") }
+            // A window that shows the same rows calls back nothing: its frame says where it is.
+            if !postedByCallback { post(makeFrame()) }
+            postedByCallback = false
         }
     }
 
@@ -101,8 +115,7 @@ final class ColdWindowFeed: ResultsControllerDelegate, @unchecked Sendable {
                 guard error.code == .invalidWindow, case let .anchored(_, before, after) = window else { throw error }
                 replacement = try Self.openCold(store: store, request: request, window: .offset(0, length: before + after + 1))
             }
-            replacement.delegate = self
-            controller = replacement
+            adopt(replacement)
             post(makeFrame())
         }
     }
@@ -119,13 +132,28 @@ final class ColdWindowFeed: ResultsControllerDelegate, @unchecked Sendable {
 
     // MARK: Delegate (under the queue's lock)
 
-    func controllerDidChangeContent(_ controller: ResultsController) { post(makeFrame()) }
-    func controller(_ controller: ResultsController, didChangeCounts counts: ResultsCounts) { post(makeFrame()) }
-    func controller(_ controller: ResultsController, didChangeAggregates change: AggregateChange) { post(makeFrame()) }
+    func controllerDidChangeContent(_ controller: ResultsController) { postFromCallback() }
+    func controller(_ controller: ResultsController, didChangeCounts counts: ResultsCounts) { postFromCallback() }
+    func controller(_ controller: ResultsController, didChangeAggregates change: AggregateChange) { postFromCallback() }
     func controller(_ controller: ResultsController, willResyncBecause reason: ResyncReason) { resyncSinceLastFrame = reason }
     func controller(_ controller: ResultsController, didFailWith error: StoreError) {
         pending.withLock { $0.error = error }
         wakeUps.yield()
+    }
+
+    private func postFromCallback() {
+        postedByCallback = true
+        post(makeFrame())
+    }
+
+    /// A delivery that reported nothing may still have changed the values of rows shown
+    /// (attributes the request does not display): the frame holds copies of the objects,
+    /// so it is made again. Frames whose rows and displayed values are the same publish no
+    /// change (``Frame/change(from:adapter:)``).
+    private func deliveryEnded(touching touched: [Value: TouchedRow]) {
+        defer { postedByCallback = false }
+        guard !postedByCallback, let controller else { return }
+        if controller.snapshot.contains(where: { $0.items.contains { touched[$0] != nil } }) { post(makeFrame()) }
     }
 
     private func makeFrame() -> Frame {
@@ -139,7 +167,8 @@ final class ColdWindowFeed: ResultsControllerDelegate, @unchecked Sendable {
         }
         defer { resyncSinceLastFrame = nil }
         return Frame(sections: sections, objects: objects, counts: controller.counts, aggregates: controller.aggregates,
-                     window: controller.window, request: controller.request, entity: entity, resync: resyncSinceLastFrame)
+                     window: controller.window, request: controller.request, relevance: controller.query.attributeRelevance, entity: entity,
+                     resync: resyncSinceLastFrame)
     }
 
     private func post(_ frame: Frame) {
@@ -162,11 +191,19 @@ final class ColdWindowFeed: ResultsControllerDelegate, @unchecked Sendable {
 extension ColdWindowFeed.Frame {
     /// The change from what `old` showed to what this frame shows, as a ``LiveResults``
     /// change would report it: rows entering and leaving the window are inserts and
-    /// deletes, rows whose values differ are updates; nil when nothing shown changed.
+    /// deletes, rows whose values differ are updates — of a displayed value, naming what
+    /// changed when the request asks, as for every live query
+    /// (``QueryChange/describeAttributeChanges(for:rows:)``); nil when nothing shown changed.
     func change(from old: ColdWindowFeed.Frame, adapter: BatchAdapter) -> ResultsChange? {
-        let (diffed, _) = QueryChange.diff(from: old.sections, to: sections, resync: resync,
+        var (diffed, _) = QueryChange.diff(from: old.sections, to: sections, resync: resync,
                                            isUpdated: { key in old.objects[key] != objects[key] },
                                            removedRow: { old.objects[$0]?.values })
+        // Under one request: another one's objects may read other key paths, in other places.
+        if old.request == request, diffed?.describeAttributeChanges(for: relevance, rows: { key in
+            (old.objects[key]?.values, objects[key]?.values)
+        }) == false {
+            diffed = nil
+        }
         guard let change = diffed ?? (resync.map { QueryChange(group: ChangeGroup(), resync: $0) }) else { return nil }
         var changed: [Value: Object] = [:], deleted: [Value: Object] = [:]
         for object in change.group.objectChanges {

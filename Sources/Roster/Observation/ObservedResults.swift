@@ -263,6 +263,7 @@ public final class ObservedResults: Observable {
                 }
                 clearError(from: .window)
                 takeChanges()
+                publishLiveState()
             } catch {
                 setError(storeError(error), from: .window)
             }
@@ -328,7 +329,8 @@ public final class ObservedResults: Observable {
             registrar.withMutation(of: self, keyPath: \.lastChange) { storedLastChange = change }
         }
         publish(counts: live.counts, window: live.window)
-        if change.aggregates != nil || change.resync != nil { publish(aggregates: live.aggregates) }
+        // Every change: a new request may keep no aggregates, or others, and carries none.
+        publish(aggregates: live.aggregates)
         clearError(from: .delivery)
     }
 
@@ -350,6 +352,14 @@ public final class ObservedResults: Observable {
         publish(counts: frame.counts, window: frame.window)
         publish(aggregates: frame.aggregates)
         if error == nil { clearError(from: .delivery) }
+    }
+
+    /// Publishes the live results' counts, window and aggregates: after a window or a
+    /// request that shows the same rows, which makes no change to take, they may differ.
+    private func publishLiveState() {
+        guard case let .live(live) = source else { return }
+        publish(counts: live.counts, window: live.window)
+        publish(aggregates: live.aggregates)
     }
 
     private func publish(counts: ResultsCounts?, window: ResultsWindow?) {
@@ -380,6 +390,7 @@ public final class ObservedResults: Observable {
                 } else {
                     self.clearError(from: .request)
                     self.takeChanges()
+                    self.publishLiveState()
                 }
             }
         }

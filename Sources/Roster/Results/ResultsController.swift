@@ -49,11 +49,16 @@ public final class ResultsController: LiveQueryRequest {
     var engine: (any ResultsEngine)?
     /// A window opened cold: its rows, until the whole results are loaded.
     var coldWindow: ColdWindow?
-    /// The request, bound to the entity as the store defines it.
     /// The silent rows of the delivery being applied (``FetchRequest/displayedAttributes``):
     /// kept out of the engine, but named should the engine move one.
     private var silentRows: [Value: TouchedRow] = [:]
+    /// The request, bound to the entity as the store defines it.
     var query: BoundQuery
+    /// Called at the end of each delivery that touched the entity, after the delegate's
+    /// callbacks, with the rows it touched: for a consumer that keeps copies of the objects
+    /// shown (``ColdWindowFeed``), whose values may have changed without a callback (a
+    /// change to attributes the request does not display reports none).
+    var didDeliver: ((_ touched: [Value: TouchedRow]) -> Void)?
     /// Edits the user already made on screen, for the next change.
     var pendingUserEdits: [UserEdit] = []
     /// Set when a read failed during a delivery: why the next delivery must re-fetch, and
@@ -512,6 +517,7 @@ extension ResultsController: StoreObserver {
         if pendingResync == nil { reportAggregates() }
         // The results are at the delivery's position unless it failed (they stay behind it).
         if pendingResync == nil { resultsPosition = changes.through }
+        if !touched.isEmpty { didDeliver?(touched) }
     }
 
     private func apply(_ changes: CommittedChanges, touched rows: [Value: TouchedRow]) {
