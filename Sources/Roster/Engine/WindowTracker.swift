@@ -21,6 +21,10 @@ struct WindowTracker: Sendable {
     /// The keys the window covered when last placed, in order (from rank
     /// `ranks.lowerBound`): where the neighbours of an anchor that left are looked for.
     private var placedKeys: [Value] = []
+    /// Whether an anchored window was placed over no rows at all (the results emptied): the
+    /// first row of the results, when rows enter again, is its anchor — the old anchor's
+    /// too, should it be among them (Docs/ScriptFormat.md, windows).
+    private var isEmptied = false
 
     /// A window not placed yet; `placedKeys` and `firstRank` say where it stood, when known
     /// (a resume token's rows), for an anchor that left the results before it is placed.
@@ -49,7 +53,8 @@ struct WindowTracker: Sendable {
     /// An anchored window whose anchor row left the results takes as its anchor the first
     /// row that stayed among those it covered below the anchor when last placed, else the
     /// nearest that stayed above it, else the row now at the anchor's old rank; with no
-    /// rows at all it keeps its anchor and shows nothing.
+    /// rows at all it keeps its anchor and shows nothing, until rows enter: the first of
+    /// them is its anchor.
     ///
     /// - Complexity: O(log *n* + the window's size), plus O(window · log *n*) when the
     ///   anchor left.
@@ -64,8 +69,10 @@ struct WindowTracker: Sendable {
             guard let (anchor, rank) = anchorRow(key, in: engine) else {
                 ranks = 0..<0
                 reach = Int.max
+                isEmptied = true
                 break
             }
+            isEmptied = false
             window = .anchored(key: anchor, before: before, after: after)
             ranks = (before >= rank ? 0 : rank - before)..<(after >= count - rank - 1 ? count : rank + after + 1)
             reach = rank + 1 + min(after, Int.max - rank - 1)
@@ -78,6 +85,7 @@ struct WindowTracker: Sendable {
     /// The anchor row and its rank: `key`'s, or its nearest neighbour's that stayed
     /// (``ScrollPosition``'s rule), else the row now at the anchor's old rank.
     private func anchorRow(_ key: Value, in engine: any ResultsEngine) -> (Value, Int)? {
+        if isEmptied { return engine.count > 0 ? (engine.key(atRank: 0), 0) : nil }
         if let found = ScrollPosition.nearest(to: key, among: placedKeys, locate: { engine.rank(ofKey: $0) }) { return found }
         guard engine.count > 0 else { return nil }
         let rank = min(ranks.lowerBound + (placedKeys.firstIndex(of: key) ?? 0), engine.count - 1)

@@ -83,10 +83,16 @@ extension ResultsController {
             // none did, the row now at the anchor's old rank.
             var found = ScrollPosition.nearest(to: key, among: cold.keys, locate: { shownNow[$0] })
             if found == nil, exact { found = try rowAtOldRank(of: key, in: cold, touched: touched) }
+            if found == nil, cold.keys.isEmpty {
+                // It showed nothing: the results were empty. The first row of the results now,
+                // if any, is its anchor (the empty window stood at rank 0) — one row read, not
+                // the whole results.
+                found = try store.fetchCommittedRows(query, ranks: 0..<1).first.map { (query.key(of: $0), $0) }
+                guard found != nil else { return Self.coldWindow(window, rows: [], firstRank: nil, query: query) }
+            }
             guard let anchor = found else {
                 if exact, cold.rows[key] != nil {
-                    // No rows at all: it keeps its anchor and shows nothing (the whole
-                    // results place it at the next commit that reaches it).
+                    // No rows at all: it keeps its anchor and shows nothing, until rows enter.
                     return Self.coldWindow(window, rows: [], firstRank: nil, query: query)
                 }
                 return nil

@@ -139,8 +139,9 @@ extension ResultsController {
 
     /// A delivery to a window opened cold, when it touches the entity (or a resync or the
     /// user's edits are due): the window is placed again from its edges and the commit's
-    /// rows, and stays cold. With the user's edits pending, or an anchored window all of
-    /// whose rows left, the whole results are read in the delivery and taken instead.
+    /// rows, and stays cold. With the user's edits pending, or after a resync that left
+    /// none of an anchored window's rows, the whole results are read in the delivery and
+    /// taken instead.
     func applyToColdWindow(_ changes: CommittedChanges, touched: [Value: TouchedRow]) {
         let resync = pendingResync?.reason ?? changes.resync
         guard !touched.isEmpty || !pendingUserEdits.isEmpty || resync != nil || changes.mustReread else { return }
