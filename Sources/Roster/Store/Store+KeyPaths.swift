@@ -168,11 +168,15 @@ private struct KeyPathResolver {
         return row
     }
 
-    /// The related object as committed now: known, or read and noted.
+    /// The related object as committed now: known, or read and noted. The rows kept
+    /// (``Store/relatedRows``) are laid out as the store defines the entity now; a query
+    /// bound before the entity gained attributes reads its own, unkept (it noted rows
+    /// without them, which a query bound since read as null).
     private func currentRow(of destination: Entity, key: Value) throws(StoreError) -> [Value]? {
-        if let known = store.relatedRows.row(of: destination.name, key: key) { return known }
+        let isCurrent = store.entitiesByName[destination.name] == destination
+        if isCurrent, let known = store.relatedRows.row(of: destination.name, key: key) { return known }
         let row = try store.storage.committedRows(of: destination, keys: [key])[key]
-        store.relatedRows.note(row, of: destination.name, key: key)
+        if isCurrent { store.relatedRows.note(row, of: destination.name, key: key) }
         return row
     }
 }
