@@ -67,6 +67,9 @@ enum StoreLocation {
     /// Removes what ``create(at:keep:)`` made: the file, or the schema on the server.
     static func remove(_ store: Store, createdAt path: String?, schema: String?) {
         guard let path else { return }  // a temporary store removes itself
+        // A script that ended inside a transaction: its writes are lost. On a server, the
+        // open transaction would also hold the locks the schema's drop waits for, for ever.
+        if store.isInTransaction { try? store.rollback() }
         if let schema {
             try? PostgresSchema.drop(schema, at: path)
             return

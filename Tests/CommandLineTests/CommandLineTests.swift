@@ -54,6 +54,29 @@ struct CommandLineTests {
         #expect(printed.contains(#""event":"snapshot""#) && printed.contains("p1"), "\(printed)")
     }
 
+    @Test(.needsPostgreSQL) func aRunOnAPostgreSQLURLThatEndsInsideATransactionExits() throws {
+        guard let server = try PostgresTestServer.url() else { return }
+        // Its open transaction held locks the schema's drop at exit waited for, for ever.
+        let script = Data("""
+            {"op":"entity","name":"Item","key":"id","attributes":{"id":"string","rank":"integer"}}
+            {"op":"begin"}
+            {"op":"insert","entity":"Item","values":{"id":"i1","rank":1}}
+            """.utf8)
+        let input = Pipe()
+        let process = Programs.process("roster", ["run", "-", "--store", server], output: Pipe(), separateErrors: true)
+        process.standardInput = input
+        try process.run()
+        input.fileHandleForWriting.write(script)
+        try input.fileHandleForWriting.close()
+        let deadline = Date().addingTimeInterval(120)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let exited = !process.isRunning
+        if !exited { process.terminate() }
+        process.waitUntilExit()
+        #expect(exited, "roster run did not exit in 2 minutes")
+        #expect(process.terminationStatus == 0)
+    }
+
     @Test func prettyWritesEachGroupForAPersonToRead() throws {
         let result = try run(["run", "-", "--pretty"], input: script)
         #expect(result.status == 0)
