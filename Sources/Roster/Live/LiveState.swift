@@ -81,11 +81,10 @@ final class LiveState {
         }
     }
 
-    /// A deleted row whose values are not known: its key, and nulls.
     /// `row`, whose values are in `source`'s order, in `target`'s order: by name, null
     /// where `source` has no such attribute. A row of another length than `source`'s (read
     /// before the entity gained attributes) keeps its key alone.
-    static func row(_ row: [Value], of source: Entity, laidOutAs target: Entity) -> [Value] {
+    private static func row(_ row: [Value], of source: Entity, laidOutAs target: Entity) -> [Value] {
         guard row.count == source.attributes.count else {
             return keyOnly(source.keyIndex < row.count ? row[source.keyIndex] : .null, entity: target)
         }
@@ -93,6 +92,7 @@ final class LiveState {
         return target.attributes.map { attribute in source.index(of: attribute.name).map { row[$0] } ?? .null }
     }
 
+    /// A deleted row whose values are not known: its key, and nulls.
     private static func keyOnly(_ key: Value, entity: Entity) -> [Value] {
         var values = [Value](repeating: .null, count: entity.attributes.count)
         values[entity.keyIndex] = key
