@@ -93,6 +93,11 @@ private struct KeyPathResolver {
         let columns: [(slot: Int, attribute: Int?)]
         /// The commits' rows of the related entity.
         let touched: [Value: TouchedRow]
+        /// Whether `destination` is the entity as the store defines it now: the rows kept
+        /// (``Store/relatedRows``) are laid out so; a query bound before the entity gained
+        /// attributes reads its own, unkept (it noted rows without them, which a query
+        /// bound since read as null).
+        let isCurrent: Bool
     }
 
     init(store: Store, entity: Entity, keyPaths: KeyPathColumns, changes: CommittedChanges) {
@@ -104,7 +109,7 @@ private struct KeyPathResolver {
                 (keyPaths.storedCount + column, destination.index(of: keyPaths.columns[column].attribute))
             }
             return Join(reference: entity.index(of: join.referenceColumn), destination: destination, columns: columns,
-                        touched: changes.rowsByEntity[destination.name] ?? [:])
+                        touched: changes.rowsByEntity[destination.name] ?? [:], isCurrent: store.entitiesByName[destination.name] == destination)
         }
     }
 
@@ -131,7 +136,7 @@ private struct KeyPathResolver {
             if let touched {
                 related = now ? touched.after : touched.before
             } else {
-                related = try currentRow(of: join.destination, key: key)
+                related = try currentRow(of: join, key: key)
             }
             guard let related else { continue }
             for (slot, attribute) in join.columns {
@@ -159,7 +164,7 @@ private struct KeyPathResolver {
             } else if let touched {
                 related = touched.before
             } else {
-                related = try currentRow(of: join.destination, key: key)
+                related = try currentRow(of: join, key: key)
             }
             for (slot, attribute) in join.columns {
                 if let related, let attribute, attribute < related.count { row[slot] = related[attribute] } else { row[slot] = .null }
@@ -168,15 +173,13 @@ private struct KeyPathResolver {
         return row
     }
 
-    /// The related object as committed now: known, or read and noted. The rows kept
-    /// (``Store/relatedRows``) are laid out as the store defines the entity now; a query
-    /// bound before the entity gained attributes reads its own, unkept (it noted rows
-    /// without them, which a query bound since read as null).
-    private func currentRow(of destination: Entity, key: Value) throws(StoreError) -> [Value]? {
-        let isCurrent = store.entitiesByName[destination.name] == destination
-        if isCurrent, let known = store.relatedRows.row(of: destination.name, key: key) { return known }
+    /// The related object of `join` as committed now: known, or read and noted (when its
+    /// entity is laid out as the store defines it now, ``Join/isCurrent``).
+    private func currentRow(of join: Join, key: Value) throws(StoreError) -> [Value]? {
+        let destination = join.destination
+        if join.isCurrent, let known = store.relatedRows.row(of: destination.name, key: key) { return known }
         let row = try store.storage.committedRows(of: destination, keys: [key])[key]
-        if isCurrent { store.relatedRows.note(row, of: destination.name, key: key) }
+        if join.isCurrent { store.relatedRows.note(row, of: destination.name, key: key) }
         return row
     }
 }
