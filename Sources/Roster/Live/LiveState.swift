@@ -81,17 +81,6 @@ final class LiveState {
         }
     }
 
-    /// `row`, whose values are in `source`'s order, in `target`'s order: by name, null
-    /// where `source` has no such attribute. A row of another length than `source`'s (read
-    /// before the entity gained attributes) keeps its key alone.
-    private static func row(_ row: [Value], of source: Entity, laidOutAs target: Entity) -> [Value] {
-        guard row.count == source.attributes.count else {
-            return keyOnly(source.keyIndex < row.count ? row[source.keyIndex] : .null, entity: target)
-        }
-        if source == target { return row }
-        return target.attributes.map { attribute in source.index(of: attribute.name).map { row[$0] } ?? .null }
-    }
-
     /// A deleted row whose values are not known: its key, and nulls.
     private static func keyOnly(_ key: Value, entity: Entity) -> [Value] {
         var values = [Value](repeating: .null, count: entity.attributes.count)
@@ -445,7 +434,11 @@ final class LiveState {
         let reported = engine.query.entity
         if var read = change, !read.removedRows.isEmpty,
            entity != reported || read.removedRows.values.contains(where: { $0.count != reported.attributes.count }) {
-            read.removedRows = read.removedRows.mapValues { Self.row($0, of: entity, laidOutAs: reported) }
+            read.removedRows = read.removedRows.mapValues { row in
+                let laidOut = reported.row(row, from: entity)
+                guard laidOut.count != reported.attributes.count else { return laidOut }
+                return Self.keyOnly(entity.keyIndex < row.count ? row[entity.keyIndex] : .null, entity: reported)
+            }
             change = read
         }
         if window == nil {

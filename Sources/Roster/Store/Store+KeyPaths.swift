@@ -24,9 +24,11 @@ extension Store {
         for (index, join) in keyPaths.joins.enumerated() {
             guard let rows = changes.rowsByEntity[join.destination.name], !rows.isEmpty else { continue }
             let read = keyPaths.readAttributes(ofJoin: index)
+            // `Value?.none`, not `nil`: a nil literal there is `Value.null` (Value is
+            // ExpressibleByNilLiteral), which kept every untouched key as a null to look for.
             let keys = rows.compactMap { key, row -> Value? in
-                guard let before = row.before, let after = row.after else { return row.isChanged ? key : nil }
-                return read.contains { $0 < before.count && $0 < after.count && before[$0] != after[$0] } ? key : nil
+                guard let before = row.before, let after = row.after else { return row.isChanged ? key : Value?.none }
+                return read.contains { $0 < before.count && $0 < after.count && before[$0] != after[$0] } ? key : Value?.none
             }
             guard !keys.isEmpty else { continue }
             referring += try storage.committedRows(of: entity, whereColumn: join.referenceColumn, in: keys)
