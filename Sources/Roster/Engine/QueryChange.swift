@@ -29,10 +29,14 @@ extension QueryChange {
     /// rows whose values changed (every row that stays, in a resync); a row that left is
     /// given as the log had it before, else as `rowNow` has it (it left the window, not the
     /// results), else — gone, and the log no longer holding it — with its key alone.
-    /// `touched` are the rows as the query sees them (``Store/touchedRows(of:in:)``).
+    /// `touched` are the rows as the query sees them (``Store/touchedRows(of:in:)``); those
+    /// whose changes the request neither displays nor places by (`relevance`) count as
+    /// untouched, as a commit's do: when moves can be chosen, an edited object moves.
     static func sinceSaved(_ saved: [ListSection<Value, Value>], to now: [ListSection<Value, Value>], touched: [Value: TouchedRow],
-                           resync: ResyncReason?, entity: Entity, rowNow: (Value) -> [Value]?) -> (change: QueryChange?, start: [ListSection<Value, Value>]) {
-        return diff(from: saved, to: now, resync: resync, isUpdated: { resync != nil || (touched[$0]?.isChanged ?? false) },
+                           relevance: AttributeRelevance?, resync: ResyncReason?, entity: Entity,
+                           rowNow: (Value) -> [Value]?) -> (change: QueryChange?, start: [ListSection<Value, Value>]) {
+        let edited = AttributeRelevance.separatingSilent(touched, for: relevance).applied
+        return diff(from: saved, to: now, resync: resync, isUpdated: { resync != nil || (edited[$0]?.isChanged ?? false) },
                     removedRow: { key in
                         touched[key]?.before ?? rowNow(key) ?? entity.attributes.indices.map { $0 == entity.keyIndex ? key : .null }
                     })

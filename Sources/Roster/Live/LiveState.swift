@@ -107,7 +107,7 @@ final class LiveState {
         let now = placed?.place(in: engine) ?? snapshot
         placed?.shown = now
         if placed != nil { countsSeen = ResultsCounts(total: engine.count, sections: engine.sectionInfos()) }
-        var (change, start) = QueryChange.sinceSaved(token.sections, to: now, touched: touched, resync: resync, entity: engine.query.entity,
+        var (change, start) = QueryChange.sinceSaved(token.sections, to: now, touched: touched, relevance: engine.query.attributeRelevance, resync: resync, entity: engine.query.entity,
                                                      rowNow: { self.engine.row(forKey: $0) })
         if change?.describeAttributeChanges(for: engine.query.attributeRelevance, rows: { (touched[$0]?.before, touched[$0]?.after) }) == false { change = nil }
         previousShown = .sections(start)

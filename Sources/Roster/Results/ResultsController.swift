@@ -297,7 +297,7 @@ public final class ResultsController: LiveQueryRequest {
     /// delegate heard it, the token's until then.
     private func reportResumed(from token: ResumeToken, to now: [ListSection<Value, Value>], changes: CommittedChanges, touched: [Value: TouchedRow],
                                departed: [Value: [Value]], position: Int64, in engine: (any ResultsEngine)?) {
-        let (change, start) = QueryChange.sinceSaved(token.sections, to: now, touched: touched, resync: changes.resync, entity: query.entity,
+        let (change, start) = QueryChange.sinceSaved(token.sections, to: now, touched: touched, relevance: query.attributeRelevance, resync: changes.resync, entity: query.entity,
                                                      rowNow: { departed[$0] ?? self.row(forKey: $0, in: engine) })
         windowTracker?.shown = token.sections
         resultsPosition = report(change, in: engine, from: start, touched: touched, shown: windowTracker == nil ? nil : now) ? position : token.position
