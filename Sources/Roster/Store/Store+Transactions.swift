@@ -111,7 +111,10 @@ extension Store {
             for registration in observers { registration.observer?.storeDidFailToDeliver(error, mustResync: false) }
             throw error
         }
-        if changed || hasFailedDelivery { deliverChanges() }
+        // Entities whose tracking waits (first watched in a transaction that rolled back)
+        // start it now: on PostgreSQL, other clients' commits until then leave nothing for
+        // `hasChangedSinceLastCheck()` to see, and would wait for this store's next commit.
+        if changed || hasFailedDelivery || !pendingTracking.isEmpty { deliverChanges() }
         return changed
     }
 
