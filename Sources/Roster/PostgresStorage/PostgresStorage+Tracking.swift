@@ -337,15 +337,19 @@ extension PostgresStorage {
         // Entities whose log was put back last time re-fetch, in a snapshot taken after it
         // was (SchemaCheck.needsNewRead): writes before the triggers were not logged.
         check.restored = restoredLastCheck.intersection(entityNames)
-        guard fingerprint != knownFingerprint else { return check }
+        guard fingerprint != knownFingerprint else {
+            // Still broken: the deliveries leave their logs unread, as SQLite's do.
+            for name in entityNames { check.broken[name] = brokenEntities[name] }
+            return check
+        }
         var missingLogs: [Entity] = []
         for entity in entities {
             if let problem = try tableProblem(of: entity, live: true) {
                 check.broken[entity.name] = problem
-                brokenEntities.insert(entity.name)
+                brokenEntities[entity.name] = problem
                 continue
             }
-            if brokenEntities.remove(entity.name) != nil { check.restored.insert(entity.name) }
+            if brokenEntities.removeValue(forKey: entity.name) != nil { check.restored.insert(entity.name) }
             if let recorded = try ServerCatalog.recordedEntity(named: entity.name, names, on: reader),
                recorded.attributes != entity.attributes.prefix(entity.storedAttributeCount).map({ $0 }) {
                 check.restored.insert(entity.name)

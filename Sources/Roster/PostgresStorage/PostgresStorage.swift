@@ -34,8 +34,9 @@ final class PostgresStorage {
     var knownPrunedThrough: Int64 = 0
     /// The schema's fingerprint at the last ``checkSchema(of:observed:)`` (empty: never checked).
     var knownFingerprint = ""
-    /// Entities whose table the last schema check found missing or unfit.
-    var brokenEntities: Set<String> = []
+    /// Entities whose table the last schema check found missing or unfit, with why: every
+    /// check reports them until the schema changes again (their logs cannot be read).
+    var brokenEntities: [String: StoreError] = [:]
     /// Entities whose change log a schema check put back: each check reports them restored,
     /// in a snapshot that sees every write the log missed (``SchemaCheck/needsNewRead``),
     /// until a delivery has read past them (``noteCommittedState()``).
