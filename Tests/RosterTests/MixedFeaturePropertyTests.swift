@@ -387,8 +387,13 @@ final class MixedWorld {
     /// Every row of T as the store's connection reads it, with the key path `f.name`, by
     /// key — not through a live query, whose object reads would fill its row cache.
     func storedValues() throws -> [Value: [String: Value]] {
+        try Self.storedValues(in: store, keys: 16)
+    }
+
+    /// The rows of T with keys `t0` … in `store`, each with the key path `f.name`, by key.
+    static func storedValues(in store: Store, keys: Int) throws -> [Value: [String: Value]] {
         var values: [Value: [String: Value]] = [:]
-        for index in 0..<16 {
+        for index in 0..<keys {
             guard let row = try store.fetch("T", key: .string("t\(index)")) else { continue }
             var named = row.dictionary
             named["f.name"] = try row["f"].flatMap { try store.fetch("F", key: $0) }?["name"] ?? .null

@@ -245,16 +245,7 @@ final class ObservedWorld {
 
     /// Every row of `T` by key, with the key path `f.name`.
     func storedValues() throws -> [Value: [String: Value]] {
-        try queue.read { store in
-            var values: [Value: [String: Value]] = [:]
-            for index in 0..<17 {
-                guard let row = try store.fetch("T", key: .string("t\(index)")) else { continue }
-                var named = row.dictionary
-                named["f.name"] = try row["f"].flatMap { try store.fetch("F", key: $0) }?["name"] ?? .null
-                values[row.key] = named
-            }
-            return values
-        }
+        try queue.read { store in try MixedWorld.storedValues(in: store, keys: 17) }
     }
 
     /// What a fresh query with the results' request and window shows; nil when its anchored

@@ -199,6 +199,15 @@ final class ServerConnection {
     private var prepared: [String: String] = [:]
     /// Set when a plan no longer fit its table: every statement is prepared again.
     private var mustDropPrepared = false
+    /// Prepares every statement again before the next one runs: after the schema changed
+    /// under them (a table another client recreated with another collation or column
+    /// type), a plan cached before fails (`0A000`), and fails the transaction it runs in.
+    func forgetPreparedStatements() {
+        guard !prepared.isEmpty else { return }
+        prepared = [:]
+        mustDropPrepared = true
+    }
+
     /// The number in the next prepared statement's name: never one still on the server,
     /// which a count of `prepared` would give after a statement was prepared again.
     private var nextPreparedNumber = 0

@@ -342,6 +342,12 @@ extension PostgresStorage {
             for name in entityNames { check.broken[name] = brokenEntities[name] }
             return check
         }
+        // The schema changed: statements prepared on a table recreated since would fail the
+        // delivery's read (an anchored window's neighbours, a key path's join).
+        if !knownFingerprint.isEmpty {
+            reader.forgetPreparedStatements()
+            writer.forgetPreparedStatements()
+        }
         var missingLogs: [Entity] = []
         for entity in entities {
             if let problem = try tableProblem(of: entity, live: true) {
