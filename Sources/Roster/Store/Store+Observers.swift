@@ -101,18 +101,6 @@ extension Store {
     ///   is made to exist first (``ensureTracking(of:)``), so that the fetch and every
     ///   commit after it are covered.
     func readingAtCursor<T>(observing entityNames: [String] = [], _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        do {
-            return try readingAtCursorOnce(observing: entityNames, body)
-        } catch where error.serverError?.sqlState == "0A000" {
-            // PostgreSQL: a statement prepared before another client recreated a table
-            // (another collation or column type) no longer fits it, and failed the read
-            // transaction, which could not prepare it again. The connection has dropped its
-            // prepared statements: the read runs once more, in a new transaction.
-            return try readingAtCursorOnce(observing: entityNames, body)
-        }
-    }
-
-    private func readingAtCursorOnce<T>(observing entityNames: [String], _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         // Before the read transaction starts, so that the fetch sees every commit made
         // before tracking started.
         var entities: [Entity] = []
