@@ -108,19 +108,10 @@ public enum PostgresTestServer {
         _ = try? runScript(["stop", directory])
     }
 
-    /// Runs the script with `arguments` through `posix_spawn` and waits for it; its status.
+    /// Runs the script with `arguments` and waits for it; its status.
     @discardableResult
     private static func runScript(_ arguments: [String]) throws -> Int32 {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        let strings = ["/usr/bin/env", "PATH=\(path):/usr/sbin:/sbin", "bash", script] + arguments
-        let argv: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let environment: [UnsafeMutablePointer<CChar>?] = [nil]
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, "/usr/bin/env", nil, nil, argv, environment)
-        guard spawned == 0 else { throw Unavailable(description: "posix_spawn failed: \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        return status
+        return try ChildProcess.run("/usr/bin/env", ["PATH=\(path):/usr/sbin:/sbin", "bash", script] + arguments, in: "/").status
     }
 }

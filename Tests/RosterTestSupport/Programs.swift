@@ -31,29 +31,15 @@ public enum Programs {
 
     /// Runs a built program to its end; its status and everything it printed.
     public static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        try run(process(program, arguments))
+        try run(executable: productsDirectory.appendingPathComponent(program), arguments)
     }
 
     /// Runs any executable (`/bin/mount`, `swiftc`) to its end, from the repository's root;
-    /// its status and everything it printed on both streams.
+    /// its status and everything it printed on both streams. Waited for with `waitpid`
+    /// (``ChildProcess``), not `Process`, whose wait can outlast the child.
     public static func run(executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = repository
-        process.standardInput = FileHandle.nullDevice
-        return try run(process)
-    }
-
-    /// Starts `process` with both its streams into one pipe, and waits for its end.
-    private static func run(_ process: Process) throws -> (status: Int32, output: String) {
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try ChildProcess.run(executable.path, arguments, in: repository.path)
+        return (result.status, String(decoding: result.output, as: UTF8.self))
     }
 }
 
@@ -66,39 +52,14 @@ public struct ProgramRun {
     /// What it wrote to standard error.
     public let error: String
 
-    /// Runs `program` with `arguments` to its end, feeding it `input` on standard input.
+    /// Runs `program` with `arguments` to its end, feeding it `input` on standard input
+    /// (else /dev/null), from the repository's root.
     public init(program: String, arguments: [String], input: String? = nil) throws {
-        let process = Process()
-        process.executableURL = Programs.productsDirectory.appendingPathComponent(program)
-        process.arguments = arguments
-        process.currentDirectoryURL = Programs.repository
-        let output = Pipe()
-        let error = Pipe()
-        let inputPipe = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = inputPipe
-        try process.run()
-        if let input { inputPipe.fileHandleForWriting.write(Data(input.utf8)) }
-        try inputPipe.fileHandleForWriting.close()
-        // Read both pipes while the program runs, so a full pipe cannot block it.
-        let errorData = LockedData()
-        let errorReader = Thread { errorData.set(error.fileHandleForReading.readDataToEndOfFile()) }
-        errorReader.start()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !errorData.isSet { Thread.sleep(forTimeInterval: 0.001) }
-        status = process.terminationStatus
-        self.output = String(decoding: outputData, as: UTF8.self)
-        self.error = String(decoding: errorData.data, as: UTF8.self)
+        let result = try ChildProcess.run(
+            Programs.productsDirectory.appendingPathComponent(program).path, arguments, in: Programs.repository.path,
+            input: input.map { Data($0.utf8) }, separateErrors: true)
+        status = result.status
+        output = String(decoding: result.output, as: UTF8.self)
+        error = String(decoding: result.error, as: UTF8.self)
     }
-}
-
-/// Data handed from a reading thread.
-private final class LockedData: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Data?
-    func set(_ data: Data) { lock.lock(); value = data; lock.unlock() }
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value != nil }
-    var data: Data { lock.lock(); defer { lock.unlock() }; return value ?? Data() }
 }
