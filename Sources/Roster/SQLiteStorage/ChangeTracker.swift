@@ -140,8 +140,8 @@ final class ChangeTracker {
     /// newest: each touched key's row at `position` and now, in the caller's read
     /// transaction. The cursor stays where it is. A `resync` when the log no longer reaches
     /// back to `position` (pruned past it), or `position` is past its newest entry (the
-    /// log is not the one `position` was read from). With a `scope`, the keys it leaves
-    /// unread (``RowReadScope``) are counted in ``CommittedChanges/unreadRows`` instead.
+    /// log is not the one `position` was read from). With a `scope`, only the keys it asks
+    /// for (``RowReadScope``).
     func changes(of entity: Entity, since position: Int64, readingRows scope: RowReadScope? = nil) throws(DatabaseError) -> CommittedChanges {
         let newest = try newestEntry()
         var changes = CommittedChanges(through: newest)
@@ -157,7 +157,6 @@ final class ChangeTracker {
                                       readingTriggerEntries: readsTriggerEntries, scope: scope)
         changes.rowsByEntity[entity.name] = touched.rows
         changes.resync = touched.resync
-        changes.unreadRows = touched.unread
         return changes
     }
 
@@ -312,17 +311,16 @@ final class ChangeTracker {
 
     /// The entity's touched keys after `first` through `last`, with their rows at the
     /// cursor and now: from its batches, and from the trigger entries when
-    /// `readingTriggerEntries`; with a `scope`, less the trigger entries' keys it leaves
-    /// unread (`unread` counts them).
+    /// `readingTriggerEntries`; with a `scope`, less the trigger entries' keys it leaves.
     private func touchedRows(
         of entity: Entity, after first: Int64, through last: Int64, batches: consuming EntityBatches, readingTriggerEntries: Bool,
         scope: RowReadScope?, skipping: Set<Int64> = []
-    ) throws(DatabaseError) -> (rows: [Value: TouchedRow], resync: ResyncReason?, unread: Int) {
+    ) throws(DatabaseError) -> (rows: [Value: TouchedRow], resync: ResyncReason?) {
         if let resolved = batches.rows {
             if !readingTriggerEntries {
                 // Only this store wrote: the rows came with its batches.
                 ownImages?.noteRowsTaken(resolved.count)
-                return (resolved, batches.resync, 0)
+                return (resolved, batches.resync)
             }
             // Other connections wrote too: their entries are merged with the batches'
             // entries, read again the long way.
@@ -332,11 +330,10 @@ final class ChangeTracker {
         batches.keys = [:]
         var resync = batches.resync
         var rows: [Value: TouchedRow] = [:]
-        var unread = 0
         let attributes = entity.attributes
         if readingTriggerEntries {
             rows.reserveCapacity(batched.count)
-            unread = try readTriggerEntries(of: entity, after: first, through: last, scope: scope, batched: &batched, resync: &resync, into: &rows)
+            try readTriggerEntries(of: entity, after: first, through: last, scope: scope, batched: &batched, resync: &resync, into: &rows)
         }
         if !batched.isEmpty {
             rows.reserveCapacity(rows.count + batched.count)
@@ -355,20 +352,25 @@ final class ChangeTracker {
                 rows[key] = TouchedRow(before: before, after: after)
             }
         }
-        return (rows, resync, unread)
+        return (rows, resync)
     }
 
     /// Reads the trigger entries of the entity in the window, with their rows before and
     /// now in one join, into `rows`; a key whose batch entry came first takes its row before
-    /// from the batch (and leaves `batched`). With a `scope`, reads the entries alone
-    /// (``readTriggerEntries(of:after:through:scope:batched:resync:into:)``) and returns
-    /// how many keys it left unread.
+    /// from the batch (and leaves `batched`). With a `scope`, only the keys it asks for
+    /// (``readTriggerEntries(of:after:through:scope:batched:resync:into:)``).
     private func readTriggerEntries(
         of entity: Entity, after first: Int64, through last: Int64, scope: RowReadScope?,
         batched: inout [Value: BatchedKey], resync: inout ResyncReason?, into rows: inout [Value: TouchedRow]
-    ) throws(DatabaseError) -> Int {
+    ) throws(DatabaseError) {
         if let scope {
-            return try readTriggerEntries(of: entity, after: first, through: last, scope: scope, batched: &batched, resync: &resync, into: &rows)
+            // The keys read whatever their entries say: the scope's, and those a batch names.
+            var named = scope.keys
+            if !batched.isEmpty { named.formUnion(batched.keys) }
+            if try readTriggerEntries(of: entity, after: first, through: last, placing: scope.placingAttributes, named: named,
+                                      batched: &batched, resync: &resync, into: &rows) {
+                return
+            }
         }
         // Entries the triggers wrote (other connections, or this one while a trigger not the
         // store's own is in the file), with their rows before and now in one join.
@@ -389,46 +391,46 @@ final class ChangeTracker {
             rows[key] = TouchedRow(before: Self.rowAtCursor(key, before: before, firstEntry: firstEntry, batched: &batched, resync: &resync),
                                    after: hasRow ? Self.row(of: entity, from: statement, startingAt: afterOffset) : nil)
         }
-        return 0
     }
 
     /// The trigger entries of the entity in the window as a ``RowReadScope`` asks: one pass
     /// over the entries that reads each one's key and whether it may have moved its row (an
     /// entry with no mask — an insert, a delete, a replace, an older trigger — or one whose
-    /// mask meets the placing attributes' bits), then, for each key that one of its entries
-    /// may have moved, that a batch names or that the scope asks for, its first entry's
-    /// image and its row now, one look-up each; when more than three keys in four are to
-    /// be read, reads every key in the join instead. Returns how many keys it left unread.
+    /// mask meets the `placing` attributes' bits) and keeps the keys of those that may and
+    /// the `named` keys; then, for each key kept, the image of its first entry kept and its
+    /// row now, one look-up each. False, having read nothing into `rows`, when more keys than
+    /// three entries in four were kept (re-sorting edits): the caller's join reads them all
+    /// in SQLite, in the key's order, for less than a look-up each costs (`roster bench
+    /// --scenario window`).
+    ///
+    /// A key not named whose first entries placed nothing takes the image of its first
+    /// entry that may have: the row at `first` but for attributes that place no row, which
+    /// a consumer that did not show it never reads (``RowReadScope``). (The named keys are
+    /// looked up here, not in SQL: SQLite's `IN` list costs a B-tree search an entry,
+    /// twice what a hashed set does.)
     private func readTriggerEntries(
-        of entity: Entity, after first: Int64, through last: Int64, scope: RowReadScope,
+        of entity: Entity, after first: Int64, through last: Int64, placing attributes: Set<Int>, named: Set<Value>,
         batched: inout [Value: BatchedKey], resync: inout ResyncReason?, into rows: inout [Value: TouchedRow]
-    ) throws(DatabaseError) -> Int {
+    ) throws(DatabaseError) -> Bool {
         let entries = try scopedEntryStatement(for: entity)
-        let placing = scope.placingAttributes.reduce(Int64(0)) { $0 | SchemaCatalog.changedMaskBit(ofAttribute: $1) }
+        let placing = attributes.reduce(Int64(0)) { $0 | SchemaCatalog.changedMaskBit(ofAttribute: $1) }
         try entries.bind([.integer(first), .integer(last), .string(entity.name), .integer(placing)])
-        // Each key's first entry, and whether any of its entries may have moved it.
-        var keys: [Value: (first: Int64, moves: Bool)] = [:]
-        keys.reserveCapacity(Int(min(max(last - first, 0), 4_096)))
+        // Each kept key's first entry kept.
+        var read: [Value: Int64] = [:]
         do {
             defer { entries.reset() }
             while try entries.step() {
                 guard case let .integer(seq) = entries.column(0) else { continue }
-                let moves = entries.column(2) == .integer(1)
                 let key = entries.column(1, as: entity.key.type)
-                inPlace(&keys[key, default: (seq, false)]) { $0.moves = $0.moves || moves }
+                guard entries.column(2) != .integer(0) || named.contains(key) else { continue }
+                if read[key] == nil { read[key] = seq }
             }
         }
-        // The others had updates alone, none of them to a placing attribute: the scope leaves them.
-        let read = keys.filter { key, entry in entry.moves || batched[key] != nil || scope.keys.contains(key) }
-        // Nearly every key to read (re-sorting edits): the join reads them all in SQLite, in
-        // the key's order, for less than a look-up each costs (`roster bench --scenario window`).
-        if read.count * 4 > keys.count * 3 {
-            return try readTriggerEntries(of: entity, after: first, through: last, scope: nil, batched: &batched, resync: &resync, into: &rows)
-        }
+        if Int64(read.count) > Self.span(from: first, to: last) / 4 * 3 { return false }
         let image = try imageStatement(for: entity)
         let lookup = try lookupStatement(for: entity)
-        for (key, entry) in read {
-            try image.bind([.integer(entry.first)])
+        for (key, firstEntry) in read {
+            try image.bind([.integer(firstEntry)])
             var before: [Value]?
             do {
                 defer { image.reset() }
@@ -440,9 +442,9 @@ final class ChangeTracker {
                 defer { lookup.reset() }
                 if try lookup.step() { after = Self.row(of: entity, from: lookup, startingAt: 0) }
             }
-            rows[key] = TouchedRow(before: Self.rowAtCursor(key, before: before, firstEntry: entry.first, batched: &batched, resync: &resync), after: after)
+            rows[key] = TouchedRow(before: Self.rowAtCursor(key, before: before, firstEntry: firstEntry, batched: &batched, resync: &resync), after: after)
         }
-        return keys.count - read.count
+        return true
     }
 
     /// The entity's row in the columns of `statement` from `offset` on.
@@ -534,8 +536,11 @@ final class ChangeTracker {
     private func scopedEntryStatement(for entity: Entity) throws(DatabaseError) -> Statement {
         if let statement = scopedEntryStatements[entity.name] { return statement }
         let mask = try SchemaCatalog.logColumns(on: reader).hasChangedMask ? SchemaCatalog.changedMaskColumn : "NULL"
+        // An entry places nothing when its mask is a whole number (`m = m & -1`: not text, a
+        // blob or a fraction another program wrote), not zero, and has no placing bit (?4):
+        // the arithmetic costs SQLite half what `typeof` does.
         let statement = try reader.prepare("""
-            SELECT seq, key, NOT (typeof(\(mask)) = 'integer' AND \(mask) != 0 AND (\(mask) & ?4) = 0) FROM _roster_changes
+            SELECT seq, key, NOT coalesce(\(mask) = (\(mask) & -1) AND \(mask) != 0 AND (\(mask) & ?4) = 0, 0) FROM _roster_changes
             WHERE seq > ?1 AND seq <= ?2 AND entity = ?3 AND key IS NOT NULL ORDER BY seq
             """)
         scopedEntryStatements[entity.name] = statement

@@ -68,7 +68,4 @@ struct CommittedChanges {
     var mustReread = false
     /// The last change-log entry these changes include.
     var through: Int64 = 0
-    /// How many touched keys a read with a ``RowReadScope`` left out of ``rowsByEntity``:
-    /// updates that changed nothing that places their rows.
-    var unreadRows = 0
 }

@@ -133,7 +133,7 @@ protocol StorageBackend: AnyObject {
     /// newest entry, with each touched key's row at `position` and now, without moving
     /// the cursor; `resync` set when the log no longer reaches back to `position`. Called
     /// in the read transaction. With a `scope`, the keys it leaves unread are not in the
-    /// changes (``CommittedChanges/unreadRows`` counts them).
+    /// changes (``RowReadScope``).
     func changes(of entity: Entity, since position: Int64, readingRows scope: RowReadScope?) throws(StoreError) -> CommittedChanges
     /// The database's own identifier, the same for every store on it, in every process:
     /// what a resume token is checked against.

@@ -70,7 +70,6 @@ extension Store {
         for name in entity.observedNames {
             let changes = try storage.changes(of: self.definedEntity(named: name), since: position, readingRows: scope)
             merged.rowsByEntity[name] = changes.rowsByEntity[name]
-            merged.unreadRows += changes.unreadRows
             merged.resync = merged.resync ?? changes.resync
             merged.through = max(merged.through, changes.through)
         }
