@@ -8,7 +8,9 @@ import RosterTestSupport
 /// opened cold — under random steps that mix writes (alone, three in a transaction, rolled
 /// back), renamed related objects (key paths), raw SQL, another connection's writes,
 /// attributes added, windows moved and requests replaced (predicates and sorts on key paths,
-/// sections, `displays`, aggregates). After each step and ``ObservedResults/refresh()`` it
+/// sections, `displays`, aggregates), and live results resumed from a resume token saved
+/// steps before (``ObservedResults/init(queue:request:resumingFrom:policy:)``). After each
+/// step and ``ObservedResults/refresh()`` it — and a resumed one, from what the token saw —
 /// must:
 ///
 /// - show what a fresh query with its request and window shows: the rows, their values,
@@ -58,6 +60,8 @@ final class ObservedWorld {
     var values: [Value: [String: Value]]
     /// What happened so far, for a failure's message.
     var log: [String] = []
+    /// A resume token the live results saved at a check, with what the view was shown then.
+    var saved: (step: Int, token: ResumeToken, request: FetchRequest, sections: [ListSection<Value, Value>], values: [Value: [String: Value]])?
 
     init(seed: Int) throws {
         self.seed = seed
@@ -97,6 +101,10 @@ final class ObservedWorld {
             if ProcessInfo.processInfo.environment["ROSTER_OBSERVED_TRACE"] != nil { print(log.last ?? "") }
             results.refresh()
             try check(lastChangeNotified: changed.isSet, continuityKnown: !replacedRequest)
+            if let live = results.liveResults, chance(4) {
+                saved = (step, try live.resumeToken(), results.request, shown, values)
+                log.append("    token saved")
+            }
         }
     }
 
@@ -196,6 +204,8 @@ final class ObservedWorld {
             log.append("\(step): window \(String(describing: window))")
             results.window = window
             log.append("    window now \(String(describing: results.window)), shows \(results.sections.map { Array($0.keys) }), error \(String(describing: results.error))")
+        case 11 where saved != nil:
+            try resume()
         case 10:
             var generator = random
             let request = try Self.randomRequest(added: added, using: &generator)
@@ -250,7 +260,7 @@ final class ObservedWorld {
 
     /// What a fresh query with the results' request and window shows; nil when its anchored
     /// window's anchor is not in the results (it then shows no row).
-    func fresh() throws -> (sections: [ListSection<Value, Value>], objects: [[String: Value]], counts: ResultsCounts?, aggregates: AggregateValues?)? {
+    func fresh(_ results: ObservedResults) throws -> (sections: [ListSection<Value, Value>], objects: [[String: Value]], counts: ResultsCounts?, aggregates: AggregateValues?)? {
         let (request, window) = (results.request, results.window)
         return try queue.read { store in
             if case let .anchored(anchor, _, _)? = window {
@@ -268,12 +278,32 @@ final class ObservedWorld {
     }
 
     func check(lastChangeNotified: Bool, continuityKnown: Bool) throws {
-        let context = "seed \(seed), after step \(step):\n" + log.suffix(30).joined(separator: "\n")
         let now = results.sections.map { ListSection(id: $0.name, items: Array($0.keys)) }
         let valuesNow = try storedValues()
         defer { (shown, values) = (now, valuesNow) }
+        try verify(results, change: lastChangeNotified ? results.lastChange : nil, shown: shown, values: values, valuesNow: valuesNow,
+                   continuityKnown: continuityKnown, isCold: isCold)
+    }
+
+    /// Resumes live results from the saved token, in the request it was saved with: the
+    /// first change must lead from what the view was shown then to what it shows now.
+    func resume() throws {
+        guard let saved else { return }
+        log.append("\(step): resume from the token saved at step \(saved.step)")
+        let resumed = try ObservedResults(queue: queue, request: saved.request, resumingFrom: saved.token)
+        defer { resumed.liveResults?.close() }
+        resumed.refresh()
+        try verify(resumed, change: resumed.lastChange, shown: saved.sections, values: saved.values, valuesNow: try storedValues(),
+                   continuityKnown: true, isCold: false)
+    }
+
+    /// Checks `results` against a fresh query, and `change` (nil: no change was told) as
+    /// leading from `shown`, whose stored values were `values`, to what it shows now.
+    func verify(_ results: ObservedResults, change: ResultsChange?, shown: [ListSection<Value, Value>], values: [Value: [String: Value]],
+                valuesNow: [Value: [String: Value]], continuityKnown: Bool, isCold: Bool) throws {
+        let context = "seed \(seed), after step \(step):\n" + log.suffix(30).joined(separator: "\n")
+        let now = results.sections.map { ListSection(id: $0.name, items: Array($0.keys)) }
         #expect(results.error == nil, "error \(String(describing: results.error))\n\(context)")
-        let change = lastChangeNotified ? results.lastChange : nil
         if let change {
             #expect(change.snapshot.sections == now, "the last change's snapshot is not what the view shows\n\(context)")
             do {
@@ -289,7 +319,7 @@ final class ObservedWorld {
         } else if continuityKnown {
             #expect(now == shown, "the rows shown changed with no change: \(shown) → \(now)\n\(context)")
         }
-        if let expected = try fresh() {
+        if let expected = try fresh(results) {
             #expect(now == expected.sections, "shows \(now), a fresh query with its window (\(String(describing: results.window))) \(expected.sections)\n\(context)")
             let objects = results.sections.flatMap { Array($0.objects) }
             if objects.count == expected.objects.count {
