@@ -161,6 +161,27 @@ struct ResumeReadScopeTests {
         #expect(again.snapshot == sections([(.null, ["m30", "m31", "m32", "m33", "m12"])]))
     }
 
+    @Test func aResumeOverTheStoresOwnBatchesReadsTheirKeysWhateverTheyChanged() throws {
+        let file = try File()
+        let (saved, token) = try savedWindow(file)
+        // The store's own writes (one batch each), then another process's.
+        let writer = try Store(path: file.path)
+        try writer.update("Msg", key: "m30", ["text": "own, below"])
+        try writer.update("Msg", key: "m12", ["text": "own, shown"])
+        try ExternalConnection(path: file.path).execute("UPDATE Msg SET n = 5 WHERE id = 'm20'; UPDATE Msg SET text = 'x' WHERE id = 'm31'")
+        let store = try Store(path: file.path)
+        let query = try store.bind(ResumeTokenTests.request)
+        let scope = RowReadScope(placingAttributes: query.placingAttributes, keys: Set(saved.flatMap(\.items)))
+        let changes = try store.readingAtCursor(observing: ["Msg"]) { () throws(StoreError) in
+            try store.changes(observedBy: store.definedEntity(named: "Msg"), since: token.position, readingRows: scope)
+        }
+        // A batch says nothing of what it changed: its keys are read; m31's edit placed nothing.
+        #expect(Set(changes.rowsByEntity["Msg"]?.keys ?? [:].keys) == ["m30", "m12", "m20"])
+        let (resumed, group) = try resume(store, from: token, saved: saved)
+        #expect(resumed.snapshot == sections([(.null, ["m10", "m11", "m12", "m13", "m14"])]))
+        #expect(group.objectChanges.filter { $0.type == .update }.map(\.item) == ["m12"])
+    }
+
     @Test func whenMoreThanThreeKeysInFourCanMoveEveryKeyIsRead() throws {
         let file = try File()
         let (saved, token) = try savedWindow(file)

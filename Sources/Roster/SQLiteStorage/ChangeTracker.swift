@@ -151,6 +151,26 @@ final class ChangeTracker {
             return changes
         }
         guard position < newest else { return changes }
+        if let scope {
+            // One pass when the range holds no batch of the store's own (a resume after
+            // other processes' writes): no batch read first, which would read every entry.
+            var rows: [Value: TouchedRow] = [:]
+            var noBatches: [Value: BatchedKey] = [:]
+            var resync: ResyncReason?
+            switch try readTriggerEntries(of: entity, after: position, through: newest, placing: scope.placingAttributes, named: scope.keys,
+                                          batchesRead: false, batched: &noBatches, resync: &resync, into: &rows) {
+            case .read:
+                changes.rowsByEntity[entity.name] = rows
+                return changes
+            case .tooMany:
+                try readTriggerEntries(of: entity, after: position, through: newest, scope: nil, batched: &noBatches, resync: &resync, into: &rows)
+                changes.rowsByEntity[entity.name] = rows
+                changes.resync = resync
+                return changes
+            case .batchFound:
+                break
+            }
+        }
         let batches = try readBatches(of: entity, after: position, through: newest)
         let readsTriggerEntries = batches.entries < Self.span(from: position, to: newest)
         let touched = try touchedRows(of: entity, after: position, through: newest, batches: consume batches,
@@ -368,7 +388,7 @@ final class ChangeTracker {
             var named = scope.keys
             if !batched.isEmpty { named.formUnion(batched.keys) }
             if try readTriggerEntries(of: entity, after: first, through: last, placing: scope.placingAttributes, named: named,
-                                      batched: &batched, resync: &resync, into: &rows) {
+                                      batchesRead: true, batched: &batched, resync: &resync, into: &rows) == .read {
                 return
             }
         }
@@ -393,15 +413,26 @@ final class ChangeTracker {
         }
     }
 
+    /// What a scoped read of the trigger entries did.
+    private enum ScopedRead {
+        /// It read the keys it kept into `rows`.
+        case read
+        /// More keys than three entries in four were kept (re-sorting edits): the caller's
+        /// join reads them all in SQLite, in the key's order, for less than a look-up each
+        /// costs (`roster bench --scenario window`). Nothing was read into `rows`.
+        case tooMany
+        /// A batch of the store's own came first, and `batchesRead` was false: read the
+        /// batches, then again with their keys named. Nothing was read into `rows`.
+        case batchFound
+    }
+
     /// The trigger entries of the entity in the window as a ``RowReadScope`` asks: one pass
     /// over the entries that reads each one's key and whether it may have moved its row (an
     /// entry with no mask — an insert, a delete, a replace, an older trigger — or one whose
     /// mask meets the `placing` attributes' bits) and keeps the keys of those that may and
     /// the `named` keys; then, for each key kept, the image of its first entry kept and its
-    /// row now, one look-up each. False, having read nothing into `rows`, when more keys than
-    /// three entries in four were kept (re-sorting edits): the caller's join reads them all
-    /// in SQLite, in the key's order, for less than a look-up each costs (`roster bench
-    /// --scenario window`).
+    /// row now, one look-up each. Unless `batchesRead`, it stops at the first batch of the
+    /// store's own (``ScopedRead/batchFound``): their keys must be named.
     ///
     /// A key not named whose first entries placed nothing takes the image of its first
     /// entry that may have: the row at `first` but for attributes that place no row, which
@@ -409,9 +440,9 @@ final class ChangeTracker {
     /// looked up here, not in SQL: SQLite's `IN` list costs a B-tree search an entry,
     /// twice what a hashed set does.)
     private func readTriggerEntries(
-        of entity: Entity, after first: Int64, through last: Int64, placing attributes: Set<Int>, named: Set<Value>,
+        of entity: Entity, after first: Int64, through last: Int64, placing attributes: Set<Int>, named: Set<Value>, batchesRead: Bool,
         batched: inout [Value: BatchedKey], resync: inout ResyncReason?, into rows: inout [Value: TouchedRow]
-    ) throws(DatabaseError) -> Bool {
+    ) throws(DatabaseError) -> ScopedRead {
         let entries = try scopedEntryStatement(for: entity)
         let placing = attributes.reduce(Int64(0)) { $0 | SchemaCatalog.changedMaskBit(ofAttribute: $1) }
         try entries.bind([.integer(first), .integer(last), .string(entity.name), .integer(placing)])
@@ -421,12 +452,16 @@ final class ChangeTracker {
             defer { entries.reset() }
             while try entries.step() {
                 guard case let .integer(seq) = entries.column(0) else { continue }
+                if entries.column(3) == .integer(1) {
+                    if batchesRead { continue }
+                    return .batchFound
+                }
                 let key = entries.column(1, as: entity.key.type)
                 guard entries.column(2) != .integer(0) || named.contains(key) else { continue }
                 if read[key] == nil { read[key] = seq }
             }
         }
-        if Int64(read.count) > Self.span(from: first, to: last) / 4 * 3 { return false }
+        if Int64(read.count) > Self.span(from: first, to: last) / 4 * 3 { return .tooMany }
         let image = try imageStatement(for: entity)
         let lookup = try lookupStatement(for: entity)
         for (key, firstEntry) in read {
@@ -444,7 +479,7 @@ final class ChangeTracker {
             }
             rows[key] = TouchedRow(before: Self.rowAtCursor(key, before: before, firstEntry: firstEntry, batched: &batched, resync: &resync), after: after)
         }
-        return true
+        return .read
     }
 
     /// The entity's row in the columns of `statement` from `offset` on.
@@ -538,10 +573,10 @@ final class ChangeTracker {
         let mask = try SchemaCatalog.logColumns(on: reader).hasChangedMask ? SchemaCatalog.changedMaskColumn : "NULL"
         // An entry places nothing when its mask is a whole number (`m = m & -1`: not text, a
         // blob or a fraction another program wrote), not zero, and has no placing bit (?4):
-        // the arithmetic costs SQLite half what `typeof` does.
+        // the arithmetic costs SQLite half what `typeof` does. Batches come too, to be seen.
         let statement = try reader.prepare("""
-            SELECT seq, key, NOT coalesce(\(mask) = (\(mask) & -1) AND \(mask) != 0 AND (\(mask) & ?4) = 0, 0) FROM _roster_changes
-            WHERE seq > ?1 AND seq <= ?2 AND entity = ?3 AND key IS NOT NULL ORDER BY seq
+            SELECT seq, key, NOT coalesce(\(mask) = (\(mask) & -1) AND \(mask) != 0 AND (\(mask) & ?4) = 0, 0), batch IS NOT NULL
+            FROM _roster_changes WHERE seq > ?1 AND seq <= ?2 AND entity = ?3 AND (key IS NOT NULL OR batch IS NOT NULL) ORDER BY seq
             """)
         scopedEntryStatements[entity.name] = statement
         return statement

@@ -25,8 +25,7 @@
 ///   FROM _roster_changes`): the trigger `_roster_changes_removed` (``removalGuard``)
 ///   then raises `pruned_through` past what it removed, so that a reader that had not read
 ///   it re-fetches, and keeps the newest number when the table empties, so that the
-///   numbers never go back below a reader's cursor. The index `_roster_changes_batches`
-///   (``batchIndex``) finds the batches among the trigger entries.
+///   numbers never go back below a reader's cursor.
 /// - `_roster_meta(name, value)`: `pruned_through`, the last log entry that was removed;
 ///   `log_format`, the version of the triggers and log table the file holds.
 enum SchemaCatalog {
@@ -79,7 +78,7 @@ enum SchemaCatalog {
                 CREATE TABLE IF NOT EXISTS _roster_log_marks(seq INTEGER PRIMARY KEY, at INTEGER NOT NULL);
                 """)
             if try formatToUpgrade(on: connection) == nil {
-                try connection.execute(removalGuard + batchIndex)
+                try connection.execute(removalGuard)
                 return
             }
             // Decided again under the write lock: another process opening the file at the
@@ -92,7 +91,7 @@ enum SchemaCatalog {
             let format: Int64
             do throws(DatabaseError) {
                 guard let older = try formatToUpgrade(on: connection) else {
-                    try connection.execute(removalGuard + batchIndex + "COMMIT;")
+                    try connection.execute(removalGuard + "COMMIT;")
                     return
                 }
                 format = older
@@ -101,7 +100,7 @@ enum SchemaCatalog {
             }
             try upgradeLog(from: format, on: connection)
             do {
-                try connection.execute("INSERT OR REPLACE INTO _roster_meta(name, value) VALUES ('log_format', \(logFormat));\n" + removalGuard + batchIndex + "COMMIT;")
+                try connection.execute("INSERT OR REPLACE INTO _roster_meta(name, value) VALUES ('log_format', \(logFormat));\n" + removalGuard + "COMMIT;")
             } catch {
                 throw .database(error)
             }
@@ -135,17 +134,6 @@ enum SchemaCatalog {
                 SELECT max(OLD.seq, coalesce((SELECT CAST(value AS INTEGER) FROM _roster_meta WHERE name = 'pruned_through'), 0))
                 WHERE NOT EXISTS (SELECT 1 FROM _roster_changes);
         END;
-
-        """
-
-    /// The index of the log's batches (the store's own transactions' entries), which a
-    /// delivery or a resume reads first: without it, finding the few batches among a
-    /// thousand trigger entries since a resume token reads every entry (a third of the
-    /// resume's reads of the log, `roster bench --scenario window`). Partial, so the trigger
-    /// entries — one a written row — do not pay for it. Like ``removalGuard``, not part of
-    /// the log format: a Roster without it reads the file as before.
-    static let batchIndex = """
-        CREATE INDEX IF NOT EXISTS _roster_changes_batches ON _roster_changes(entity, seq) WHERE batch IS NOT NULL;
 
         """
 

@@ -118,7 +118,7 @@ enum EntitiesScenario {
         let database = try RawDatabase(path: path)
         let statement = try database.prepare("""
             SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND name NOT IN
-                ('_roster_entities', '_roster_changes', '_roster_meta', '_roster_log_marks', '_roster_changes_removed', '_roster_changes_batches')
+                ('_roster_entities', '_roster_changes', '_roster_meta', '_roster_log_marks', '_roster_changes_removed')
             ORDER BY rowid
             """)
         var statements: [String] = []
