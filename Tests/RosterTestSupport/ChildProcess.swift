@@ -67,8 +67,13 @@ enum ChildProcess {
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        #if canImport(Darwin)
+        let environment = _NSGetEnviron().pointee
+        #else
+        let environment = environ
+        #endif
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environment)
         // The child holds its own ends now (or never will): only the parent's stay open.
         [output.write, error?.write, stdin?.read].compactMap { $0 }.forEach { _ = close($0) }
         guard spawned == 0 else {
