@@ -39,7 +39,13 @@ enum ChildProcess {
         let output = try pipe()
         let error = separateErrors ? try pipe() : nil
         let stdin = input == nil ? nil : try pipe()
-        defer { [output.read, error?.read, stdin?.write].compactMap { $0 }.forEach { _ = close($0) } }
+        defer { [output.read, error?.read].compactMap { $0 }.forEach { _ = close($0) } }
+        // The ends the child gets, closed here once it has them (or if it never will), and
+        // the input's writing end, closed here unless handed to the thread that feeds it:
+        // each closed exactly once, since another thread may be given the number next.
+        var childEnds = [output.write, error?.write, stdin?.read].compactMap { $0 }
+        var inputEnd = stdin?.write
+        defer { (childEnds + [inputEnd].compactMap { $0 }).forEach { _ = close($0) } }
 
         #if canImport(Darwin)
         var actions: posix_spawn_file_actions_t? = nil
@@ -75,12 +81,14 @@ enum ChildProcess {
         var pid = pid_t()
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environment)
         // The child holds its own ends now (or never will): only the parent's stay open.
-        [output.write, error?.write, stdin?.read].compactMap { $0 }.forEach { _ = close($0) }
+        childEnds.forEach { _ = close($0) }
+        childEnds = []
         guard spawned == 0 else {
             throw SpawnError(description: "cannot start \(executable): \(String(cString: strerror(spawned)))")
         }
 
-        let feeding = stdin.map { stdin in Background { writeAll(input ?? Data(), to: stdin.write); _ = close(stdin.write) } }
+        let feeding = inputEnd.map { end in Background { writeAll(input ?? Data(), to: end); _ = close(end) } }
+        inputEnd = nil
         let errors = error.map { error in Background { readAll(error.read) } }
         let printed = readAll(output.read)
         feeding?.wait()
