@@ -373,6 +373,141 @@ struct ResumeTokenTests {
         #expect(throws: StoreError.self) { try unfetched.resumeToken() }
     }
 
+    /// A window opened cold saves the rows it shows in its token, in a compact form that
+    /// survives the token's text; rows that do not fit the token are refused as damage,
+    /// saying what is wrong, and change nothing.
+    @Test func aColdWindowsTokenHoldsItsRowsAndDamagedRowsAreRefused() throws {
+        let file = try File()
+        let store = try Store(path: file.path)
+        try store.update("Msg", key: "m21", ["text": "ünïcödé, \"quoted\""])
+        try store.execute("UPDATE Msg SET text = CAST(X'C3' AS TEXT) WHERE id = 'm22'")
+        try store.execute("UPDATE Msg SET text = NULL WHERE id = 'm23'")
+        let (controller, _) = try openController(store, window: .offset(20, length: 4))
+        let token = try controller.resumeToken()
+        let rows = try #require(token.shownRows)
+        #expect(rows.rows.map { $0[0] } == ["m21", "m22", "m23", "m24"])
+        #expect(rows.rows[1][2] == .invalidUTF8([0xC3]) && rows.rows[2][2] == .null)
+        #expect(try ResumeToken(token.encoded) == token)
+
+        // The token's JSON with its `rows` member replaced.
+        func withRows(_ member: Any) throws -> String {
+            let body = try #require(Data(base64Encoded: String(token.encoded.dropFirst("roster-token-2:".count))))
+            var members = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+            members["rows"] = member
+            return "roster-token-2:" + (try JSONSerialization.data(withJSONObject: members)).base64EncodedString()
+        }
+        let encodedRows = Data(rows.encodedValues).base64EncodedString()
+        let swapped = Data(ResumeToken.ShownRows(layout: rows.layout, width: 3, keyIndex: 0, rows: [rows.rows[1], rows.rows[0]] + rows.rows[2...]).encodedValues).base64EncodedString()
+        let short = Data(ResumeToken.ShownRows(layout: rows.layout, width: 3, keyIndex: 0, rows: Array(rows.rows.prefix(3))).encodedValues).base64EncodedString()
+        let cut = Data(rows.encodedValues.dropLast()).base64EncodedString()
+        for (member, says) in [("rows" as Any, "not a layout"), ([rows.layout, "3", "0", "!!"] as Any, "not a layout"),
+                               ([rows.layout, "3", "3", encodedRows] as Any, "not a layout"),
+                               ([rows.layout, "3", "0", swapped] as Any, "the row it holds for key 'm21' has key 'm22'"),
+                               ([rows.layout, "3", "0", short] as Any, "not 4 rows of 3 values"),
+                               ([rows.layout, "3", "0", cut] as Any, "not 4 rows of 3 values"),
+                               ([rows.layout, "2", "0", encodedRows] as Any, "not 4 rows of 2 values"),
+                               ([rows.layout, String(Int.max / 2), "0", encodedRows] as Any, "not 4 rows of"),
+                               ([rows.layout, "1000000000", "0", encodedRows] as Any, "not 4 rows of")] {
+            let error = #expect(throws: StoreError.self) { try ResumeToken(try withRows(member)) }
+            #expect(error?.code == .invalidResumeToken && error?.description.contains(says) == true, "\(member): \(String(describing: error))")
+        }
+        #expect(try ResumeToken(try withRows([rows.layout, "3", "0", encodedRows])) == token)
+    }
+
+    /// Tokens are written in their second form (sections in the compact form); one of the
+    /// first form, as written before, reads as the same token; damaged compact sections are
+    /// refused, saying so.
+    @Test func aTokenOfTheFirstFormStillReadsAndDamagedSectionsAreRefused() throws {
+        let store = try Store.temporary()
+        try store.define(Entity("Card", key: "id", attributes: [Attribute("id", .integer), Attribute("group", .string), Attribute("rank", .double)]))
+        try store.write {
+            for id in 0..<12 { try store.insert("Card", ["id": .integer(Int64(id) - 3), "group": id % 3 == 0 ? .null : .string(id % 3 == 1 ? "a" : "b"), "rank": .double(Double(id) / 2)]) }
+        }
+        let controller = try ResultsController(store: store, request: FetchRequest(entity: "Card", sortKeys: [SortKey("group"), SortKey("rank")], sectionAttribute: "group"))
+        try controller.setWindow(.offset(2, length: 7))
+        try controller.performFetch()
+        let token = try controller.resumeToken()
+        #expect(token.sections.count == 3 && token.shownRows?.rows.count == 7)
+        #expect(token.encoded.hasPrefix("roster-token-2:"))
+        #expect(try ResumeToken(token.encoded) == token)
+
+        let body = try #require(Data(base64Encoded: String(token.encoded.dropFirst("roster-token-2:".count))))
+        var members = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        func json(_ value: Value) -> [String] {
+            switch value {
+            case .null: ["n"]
+            case let .integer(number): ["i", String(number)]
+            case let .string(text): ["s", text]
+            default: ["?"]
+            }
+        }
+        func text(_ members: [String: Any], form: Int) throws -> String {
+            "roster-token-\(form):" + (try JSONSerialization.data(withJSONObject: members)).base64EncodedString()
+        }
+        var first = members
+        first["sections"] = token.sections.map { [json($0.id), $0.items.map(json)] as [Any] }
+        first["rows"] = nil
+        let firstForm = try ResumeToken(try text(first, form: 1))
+        #expect(firstForm.sections == token.sections && firstForm.shownRows == nil && firstForm.position == token.position)
+
+        let sections = ResumeToken.encode(token.sections)
+        for (damaged, says) in [(Data(sections.dropLast()).base64EncodedString(), "not names and keys"),
+                                (Data(sections + [0]).base64EncodedString(), "not names and keys"),
+                                (Data(ResumeToken.encode([ListSection(id: .null, items: [.null])])).base64EncodedString(), "not names and keys"),
+                                ("%%", "lacks its sections")] {
+            members["sections"] = damaged
+            let error = #expect(throws: StoreError.self) { try ResumeToken(try text(members, form: 2)) }
+            #expect(error?.code == .invalidResumeToken && error?.description.contains(says) == true, "\(damaged): \(String(describing: error))")
+        }
+        // The second form's sections in a token that says it is of the first.
+        members["sections"] = Data(sections).base64EncodedString()
+        #expect(throws: StoreError.self) { try ResumeToken(try text(members, form: 1)) }
+    }
+
+    /// Bytes damaged at random in the compact forms read as damage or as other values,
+    /// never as a trap or an unbounded allocation: a token is input.
+    @Test(arguments: 0..<4)
+    func randomDamageToTheCompactFormsNeverTraps(seed: Int) throws {
+        var random = SplitMix64(seed: UInt64(seed) &+ 7_001)
+        let sections = [ListSection<Value, Value>(id: "a", items: [.integer(-1), .string("ü"), .invalidUTF8([0xFF])]), ListSection(id: .null, items: [.double(0.5), .bool(true)])]
+        let rows = ResumeToken.ShownRows(layout: "l", width: 2, keyIndex: 0, rows: sections.flatMap(\.items).map { [$0, .string("x")] })
+        for original in [ResumeToken.encode(sections), rows.encodedValues] {
+            var refused = 0
+            for _ in 0..<2_000 {
+                var bytes = original
+                for _ in 0...(random.next() % 3) {
+                    switch random.next() % 3 {
+                    case 0 where !bytes.isEmpty: bytes[Int(random.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: random.next())
+                    case 1 where !bytes.isEmpty: bytes.removeSubrange(Int(random.next() % UInt64(bytes.count))...)
+                    default: bytes.insert(0xFF, at: Int(random.next() % UInt64(bytes.count + 1)))
+                    }
+                }
+                let sectionsRead = ResumeToken.sections(decoding: bytes)
+                let rowsRead = ResumeToken.ShownRows.rows(decoding: bytes, count: 5, width: 2)
+                if sectionsRead == nil && rowsRead == nil { refused += 1 }
+            }
+            #expect(refused > 1_000)
+        }
+    }
+
+    /// A token's rows are read only into the entity laid out as when they were saved: after
+    /// an attribute was added, the resume reads the rows, which have it.
+    @Test func aTokensRowsAreNotUsedOnceTheEntityGainedAnAttribute() throws {
+        let file = try File()
+        let (saved, token) = try ResumeReadScopeTests().savedWindow(file)
+        #expect(token.shownRows != nil)
+        let store = try Store(path: file.path)
+        try store.define(Entity("Msg", key: "id", attributes: [Attribute("id", .string), Attribute("n", .integer), Attribute("text", .string),
+                                                               Attribute("extra", .integer)]))
+        let other = try ExternalConnection(path: file.path)
+        try other.execute("UPDATE Msg SET extra = 7 WHERE id = 'm12'")
+        let (resumed, group) = try ResumeReadScopeTests().resume(store, from: token, saved: saved)
+        #expect(resumed.object(at: IndexPath(item: 1, section: 0))?["extra"] == 7)
+        #expect(resumed.object(at: IndexPath(item: 0, section: 0))?["extra"] == .null)
+        #expect(try resumed.fetchedObjects.count == 5)
+        #expect(group.objectChanges.map(\.type) == [.update])
+    }
+
     @Test("random writes while closed give one exact group", arguments: 0..<12)
     func randomWritesWhileClosed(seed: Int) throws {
         var random = SplitMix64(seed: UInt64(seed) &+ 99)

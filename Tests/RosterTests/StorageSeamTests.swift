@@ -10,6 +10,8 @@ import Testing
 private final class ForwardingBackend: StorageBackend {
     let base: SQLiteStorage
     var calls: [String: Int] = [:]
+    /// Every key `committedRows(of:keys:)` was asked for.
+    var keysRead: [Value] = []
     /// The next `collectChanges` fails with this, once.
     var nextCollectFailure: StoreError?
 
@@ -37,6 +39,7 @@ private final class ForwardingBackend: StorageBackend {
     func committedRows(_ query: BoundQuery) throws(StoreError) -> [[Value]] { note(); return try base.committedRows(query) }
     func committedRows(of entity: Entity, keys: [Value]) throws(StoreError) -> [Value: [Value]] {
         note()
+        keysRead += keys
         return try base.committedRows(of: entity, keys: keys)
     }
     func orderedScan(_ query: BoundQuery) throws(StoreError) -> OrderedScan { note(); return try base.orderedScan(query) }
@@ -151,6 +154,59 @@ struct StorageSeamTests {
         #expect(backend.calls["collectChanges", default: 0] >= 4)
         #expect(backend.calls["insert", default: 0] == 20)
         #expect(backend.calls["execute", default: 0] == 1)
+    }
+
+    /// A window opened cold saves its rows in its token, and a resume from it reads by key
+    /// none of the rows it showed that no commit since touched: they are as the token holds
+    /// them (issue 37: a resume costs what changed). The same token without its rows reads
+    /// them, and both resumes give the same window and group.
+    @Test func aResumeFromATokenWithRowsReadsNoShownRowTheLogDoesNotName() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("roster-seam-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("store.sqlite").path
+        let request = FetchRequest(entity: "Post", sortKeys: [SortKey("rank")])
+        let token: ResumeToken
+        let saved: [ListSection<Value, Value>]
+        do {
+            let store = try Store(path: path)
+            try store.define(Entity("Post", key: "id", attributes: [Attribute("id", .string), Attribute("rank", .integer), Attribute("topic", .string)]))
+            try store.write {
+                for index in 0..<40 { try store.insert("Post", ["id": .string("p\(index + 10)"), "rank": .integer(Int64(index)), "topic": "t"]) }
+            }
+            let controller = try ResultsController(store: store, request: request)
+            try controller.setWindow(.offset(10, length: 5))
+            try controller.performFetch()
+            (saved, token) = (controller.snapshot, try controller.resumeToken())
+        }
+        #expect(saved.flatMap(\.items) == ["p20", "p21", "p22", "p23", "p24"])
+        let other = try ExternalConnection(path: path)
+        try other.execute("UPDATE Post SET topic = 'below' WHERE rank >= 30; UPDATE Post SET topic = 'shown' WHERE id = 'p22'")
+
+        var results: [(snapshot: [ListSection<Value, Value>], groups: [ChangeGroup<Value, Value>], topics: [Value?])] = []
+        for resumeFrom in [try ResumeToken(token.encoded), ResumeToken(store: token.store, request: token.request, position: token.position,
+                                                                        window: token.window, firstRank: token.firstRank, sections: token.sections)] {
+            let backend = ForwardingBackend(base: try SQLiteStorage(path: path, readOnly: false))
+            // (A store given a temporary directory removes it when it goes.)
+            let scratch = folder.appendingPathComponent(UUID().uuidString)
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            let store = try Store(storage: backend, temporaryDirectory: scratch)
+            let resumed = try ResultsController(store: store, request: request)
+            let recorder = GroupRecorder()
+            resumed.delegate = recorder
+            try resumed.performFetch(resumingFrom: resumeFrom)
+            let read = Set(backend.keysRead)
+            if resumeFrom.shownRows == nil {
+                #expect(read == ["p20", "p21", "p23", "p24"])
+            } else {
+                #expect(read.isDisjoint(with: saved.flatMap(\.items)), "\(read)")
+            }
+            results.append((resumed.snapshot, recorder.takeGroups(), try resumed.fetchedObjects.map { $0["topic"] }))
+        }
+        #expect(results[0].snapshot == saved && results[1].snapshot == saved)
+        #expect(results[0].groups == results[1].groups)
+        #expect(results[0].groups.first?.objectChanges.map(\.item) == ["p22"])
+        #expect(results[0].topics == ["t", "t", "shown", "t", "t"] && results[1].topics == results[0].topics)
     }
 
     /// A backend whose read of changes fails: the delegate hears the error, and the next

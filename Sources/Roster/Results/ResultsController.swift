@@ -198,10 +198,16 @@ public final class ResultsController: LiveQueryRequest {
     ///   its identifier (a file opened read-only that no writer ever opened).
     public func resumeToken() throws -> ResumeToken {
         guard hasFetched else { throw StoreError.invalidResumeToken("a live query saves a resume token once performFetch() has loaded its results") }
+        let sections = pendingResync?.seen ?? shownNow
+        let isLogged = !query.entity.observedNames.contains(where: store.pendingTracking.contains)
+        // A window opened cold holds its rows as of `resultsPosition`: the token keeps them.
+        var shownRows: ResumeToken.ShownRows?
+        if let coldWindow, pendingResync == nil, isLogged {
+            shownRows = ResumeToken.ShownRows(entity: query.entity, keys: sections.flatMap(\.items), rows: coldWindow.rows)
+        }
         return ResumeToken(store: try store.storage.storeIdentifier(), request: ResumeToken.fingerprint(of: request), position: resultsPosition,
                            window: window, firstRank: coldWindow == nil ? windowTracker?.ranks.lowerBound : coldWindow?.firstRank,
-                           sections: pendingResync?.seen ?? shownNow, isPlaced: pendingResync == nil,
-                           isLogged: !query.entity.observedNames.contains(where: store.pendingTracking.contains))
+                           sections: sections, isPlaced: pendingResync == nil, isLogged: isLogged, shownRows: shownRows)
     }
 
     /// What the delegate last saw: while a failed delivery waits for its resync, the
@@ -245,8 +251,14 @@ public final class ResultsController: LiveQueryRequest {
                 let changes = try Self.changes(since: token, observedBy: query.entity, in: store, readingRows: scope)
                 let touched = try store.touchedRows(of: query.entity, in: changes)
                 // The rows the token's window showed that no commit since touched, as they
-                // were then and are now, in the same read.
-                let untouched = try store.fetchCommittedRows(query.entity, keys: savedKeys.filter { touched[$0] == nil })
+                // were then and are now: as the token holds them when the log says every
+                // change since (it names each of them it touched), else read.
+                let untouched: [Value: [Value]]
+                if changes.resync == nil, !changes.mustReread, let saved = token.shownRows(laidOutAs: query.entity) {
+                    untouched = saved.filter { touched[$0.key] == nil }
+                } else {
+                    untouched = try store.fetchCommittedRows(query.entity, keys: savedKeys.filter { touched[$0] == nil })
+                }
                 let opened = try resumedColdWindow(window, token: token, keys: savedKeys, untouched: untouched, changes: changes, touched: touched)
                 // Rows that left the window untouched (others slid them out).
                 let kept = opened.map { Set($0.rows.keys) } ?? []

@@ -41,9 +41,13 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
     /// them): the writes until it started went unlogged, so a resume is a resync
     /// (``ResyncReason/logPruned``: the log does not reach back to the token).
     let isLogged: Bool
+    /// The rows the window showed, as they were at `position`, when the token holds them
+    /// (a window opened cold saves them): a resume then reads only the rows the log names
+    /// since. Nil: a resume reads the rows `sections` name.
+    let shownRows: ShownRows?
 
     init(store: String, request: String, position: Int64, window: ResultsWindow?, firstRank: Int?, sections: [ListSection<Value, Value>],
-         isPlaced: Bool = true, isLogged: Bool = true) {
+         isPlaced: Bool = true, isLogged: Bool = true, shownRows: ShownRows? = nil) {
         self.store = store
         self.request = request
         self.position = position
@@ -52,19 +56,30 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
         self.sections = sections
         self.isPlaced = isPlaced
         self.isLogged = isLogged
+        self.shownRows = shownRows
     }
 
-    private static let prefix = "roster-token-1:"
+    /// What the text of a token starts with: `roster-token-2:`, whose sections (and rows)
+    /// are in a compact form inside the JSON; `roster-token-1:`, whose sections are JSON
+    /// arrays, written before 2026-11-30 and still read.
+    private static let prefix = "roster-token-2:"
+    private static let firstPrefix = "roster-token-1:"
 
-    /// The token as text, to store anywhere: `roster-token-1:` and base64 of JSON.
+    /// The token as text, to store anywhere: `roster-token-2:` and base64 of JSON, whose
+    /// sections — and the window's rows, when it holds them — are base64 of a compact form
+    /// (``CompactValueWriter``) that reads a hundred times faster than JSON arrays.
     public var encoded: String {
         var members: [String: Any] = [
             "store": store, "request": request, "position": String(position),
-            "sections": sections.map { [Self.json($0.id), $0.items.map(Self.json)] as [Any] },
+            "sections": Data(Self.encode(sections)).base64EncodedString(),
         ]
         if let firstRank { members["rank"] = String(firstRank) }
         if !isPlaced { members["unplaced"] = "1" }
         if !isLogged { members["unlogged"] = "1" }
+        if let shownRows {
+            members["rows"] = [shownRows.layout, String(shownRows.width), String(shownRows.keyIndex),
+                               Data(shownRows.encodedValues).base64EncodedString()]
+        }
         switch window {
         case nil: break
         case let .offset(offset, length)?: members["window"] = ["offset", String(offset), String(length)]
@@ -82,7 +97,8 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``StoreError/Code/invalidResumeToken`` saying what is wrong, when the text
     ///   is not a token this Roster wrote.
     public init(_ encoded: String) throws {
-        guard encoded.hasPrefix(Self.prefix) else {
+        let isFirstForm = encoded.hasPrefix(Self.firstPrefix)
+        guard encoded.hasPrefix(Self.prefix) || isFirstForm else {
             throw StoreError.invalidResumeToken("a resume token starts with '\(Self.prefix)'; this text starts with '\(encoded.prefix(16))'")
         }
         guard let data = Data(base64Encoded: String(encoded.dropFirst(Self.prefix.count))),
@@ -105,23 +121,7 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
                 throw StoreError.invalidResumeToken("the resume token is damaged: its '\(mark)' mark is not \"1\"")
             }
         }
-        guard let sectionList = members["sections"] as? [Any] else {
-            throw StoreError.invalidResumeToken("the resume token is damaged: it lacks its sections")
-        }
-        var sections: [ListSection<Value, Value>] = []
-        for item in sectionList {
-            guard let pair = item as? [Any], pair.count == 2, let name = Self.value(pair[0]), let keys = pair[1] as? [Any] else {
-                throw StoreError.invalidResumeToken("the resume token is damaged: a section is not [name, keys]")
-            }
-            var items: [Value] = []
-            for key in keys {
-                guard let value = Self.value(key), !value.isNull else {
-                    throw StoreError.invalidResumeToken("the resume token is damaged: a key is not a value")
-                }
-                items.append(value)
-            }
-            sections.append(ListSection(id: name, items: items))
-        }
+        let sections = try isFirstForm ? Self.sections(json: members["sections"]) : Self.sections(compact: members["sections"])
         // What a live query shows never repeats a key or a section, nor holds an empty one.
         var keys = Set<Value>()
         var names = Set<Value>()
@@ -154,7 +154,59 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
             do { try window?.validate() } catch { throw StoreError.invalidResumeToken("the resume token is damaged: \(error.description)") }
         }
         self.init(store: store, request: request, position: position, window: window, firstRank: firstRank, sections: sections,
-                  isPlaced: members["unplaced"] == nil, isLogged: members["unlogged"] == nil)
+                  isPlaced: members["unplaced"] == nil, isLogged: members["unlogged"] == nil,
+                  shownRows: try members["rows"].map { try Self.shownRows($0, keys: keys.count, in: sections) })
+    }
+
+    /// The `sections` member of a `roster-token-2:` token: base64 of their compact form.
+    private static func sections(compact member: Any?) throws -> [ListSection<Value, Value>] {
+        guard let text = member as? String, let bytes = Data(base64Encoded: text) else {
+            throw StoreError.invalidResumeToken("the resume token is damaged: it lacks its sections")
+        }
+        guard let sections = Self.sections(decoding: Array(bytes)), !sections.contains(where: { $0.items.contains(where: \.isNull) }) else {
+            throw StoreError.invalidResumeToken("the resume token is damaged: its sections are not names and keys")
+        }
+        return sections
+    }
+
+    /// The `sections` member of a `roster-token-1:` token: JSON arrays of a name and keys.
+    private static func sections(json member: Any?) throws -> [ListSection<Value, Value>] {
+        guard let sectionList = member as? [Any] else {
+            throw StoreError.invalidResumeToken("the resume token is damaged: it lacks its sections")
+        }
+        var sections: [ListSection<Value, Value>] = []
+        for item in sectionList {
+            guard let pair = item as? [Any], pair.count == 2, let name = Self.value(pair[0]), let keys = pair[1] as? [Any] else {
+                throw StoreError.invalidResumeToken("the resume token is damaged: a section is not [name, keys]")
+            }
+            var items: [Value] = []
+            for key in keys {
+                guard let value = Self.value(key), !value.isNull else {
+                    throw StoreError.invalidResumeToken("the resume token is damaged: a key is not a value")
+                }
+                items.append(value)
+            }
+            sections.append(ListSection(id: name, items: items))
+        }
+        return sections
+    }
+
+    /// The `rows` member: the layout, the width, the key's place and the rows' bytes, a
+    /// row for each key of `sections`, in order, each holding its key.
+    private static func shownRows(_ member: Any, keys count: Int, in sections: [ListSection<Value, Value>]) throws -> ShownRows {
+        guard let parts = member as? [String], parts.count == 4, let width = Int(parts[1]), let keyIndex = Int(parts[2]),
+              width > 0, (0..<width).contains(keyIndex), let data = Data(base64Encoded: parts[3]) else {
+            throw StoreError.invalidResumeToken("the resume token is damaged: its rows are not a layout, a width, a key's place and base64")
+        }
+        // Each value takes a byte at least: a width or a count beyond the bytes is damage.
+        let values = count.multipliedReportingOverflow(by: width)
+        guard !values.overflow, values.partialValue <= data.count, let rows = ShownRows.rows(decoding: Array(data), count: count, width: width) else {
+            throw StoreError.invalidResumeToken("the resume token is damaged: its rows are not \(count) rows of \(width) values")
+        }
+        for (row, key) in zip(rows, sections.lazy.flatMap(\.items)) where row[keyIndex] != key {
+            throw StoreError.invalidResumeToken("the resume token is damaged: the row it holds for key \(key) has key \(row[keyIndex])")
+        }
+        return ShownRows(layout: parts[0], width: width, keyIndex: keyIndex, rows: rows)
     }
 
     /// A request as a token names it: entity, predicate, sort keys and section attribute.

@@ -14,8 +14,8 @@ import Roster
 /// - opening a window cold (set before `performFetch`, which then reads the window's rows
 ///   alone) against a whole `performFetch` (in the re-fetch column);
 /// - resuming from a token after another connection changed 1,000 rows, in a new store
-///   on the file (the app relaunched): `performFetch(resumingFrom:)` → returned (the
-///   change group included), after edits that place no row (titles), against the
+///   on the file (the app relaunched): the token read from its saved text, then
+///   `performFetch(resumingFrom:)` → returned (the change group included), after edits that place no row (titles), against the
 ///   re-fetch and against what an app without tokens does when relaunched (a new
 ///   connection reads the window), and after edits that re-sort rows (ranks); beside them
 ///   Roster's own reads alone: those of a resume that reads every row the log names, the
@@ -121,6 +121,8 @@ enum WindowScenario {
         for round in 0..<6 {
             let resorting = round >= 3
             let token = try controller.resumeToken()
+            // What the app saves, and reads back on its next launch (timed with the resume).
+            let savedText = token.encoded
             let other = try RawDatabase(path: fixture.store.path)
             let position = Int64(try other.text("SELECT coalesce(max(seq), 0) FROM _roster_changes") ?? "") ?? 0
             let firstShown = controller.snapshot.first?.items.first ?? .null
@@ -156,7 +158,7 @@ enum WindowScenario {
             let relaunched = try Store(path: fixture.store.path)
             let resumed = try ResultsController(store: relaunched, request: PostFixture.request)
             let start = MonotonicClock.now()
-            try resumed.performFetch(resumingFrom: token)
+            try resumed.performFetch(resumingFrom: try ResumeToken(savedText))
             let resumeTime = MonotonicClock.elapsed(from: start, to: MonotonicClock.now())
             if case let .offset(start, _)? = controller.window { refetch.offset = start }
             if !resorting {
