@@ -86,6 +86,25 @@ final class Statement {
         return try body(UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : count))
     }
 
+    /// SQLite's storage class of column `index` of the current row (`SQLITE_TEXT`, …).
+    func storageClass(_ index: Int) -> Int32 {
+        sqlite3_column_type(handle, Int32(index))
+    }
+
+    /// Column `index` as SQLite converts it to a 64-bit integer: for a column the statement
+    /// computes as one (a comparison, `IS NOT NULL`, a rowid).
+    func integer(_ index: Int) -> Int64 {
+        sqlite3_column_int64(handle, Int32(index))
+    }
+
+    /// Calls `body` with the bytes of column `index` read as text (valid only during the
+    /// call), without building a value.
+    func withText<T>(ofColumn index: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        let column = Int32(index)
+        guard let start = sqlite3_column_text(handle, column) else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return body(UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(handle, column))))
+    }
+
     /// Advances to the next row: true when a row is available, false when the statement is done.
     ///
     /// - Throws: ``DatabaseError`` when the statement fails; it is reset before throwing.

@@ -446,19 +446,24 @@ final class ChangeTracker {
         let entries = try scopedEntryStatement(for: entity)
         let placing = attributes.reduce(Int64(0)) { $0 | SchemaCatalog.changedMaskBit(ofAttribute: $1) }
         try entries.bind([.integer(first), .integer(last), .string(entity.name), .integer(placing)])
-        // Each kept key's first entry kept.
+        // Each kept key's first entry kept. Columns 0, 2 and 3 are integers (the rowid and
+        // two truth values); a key that may not move and that the filter surely lacks is
+        // skipped without building its value.
         var read: [Value: Int64] = [:]
+        let filter = KeyFilter(named)
+        let keyType = entity.key.type
         do {
             defer { entries.reset() }
             while try entries.step() {
-                guard case let .integer(seq) = entries.column(0) else { continue }
-                if entries.column(3) == .integer(1) {
+                if entries.integer(3) != 0 {
                     if batchesRead { continue }
                     return .batchFound
                 }
-                let key = entries.column(1, as: entity.key.type)
-                guard entries.column(2) != .integer(0) || named.contains(key) else { continue }
-                if read[key] == nil { read[key] = seq }
+                let mayMove = entries.integer(2) != 0
+                if !mayMove, filter.surelyLacks(column: 1, of: entries, as: keyType) { continue }
+                let key = entries.column(1, as: keyType)
+                guard mayMove || named.contains(key) else { continue }
+                if read[key] == nil { read[key] = entries.integer(0) }
             }
         }
         if Int64(read.count) > Self.span(from: first, to: last) / 4 * 3 { return .tooMany }
