@@ -352,9 +352,18 @@ final class MixedWorld {
     }
 
     func resume() throws {
-        guard let source = queries.randomElement(using: &random) else { return }
-        let token = try source.controller.resumeToken()
-        let saved = source.controller.snapshot
+        guard var source = queries.randomElement(using: &random)?.controller else { return }
+        if chance(2) {
+            // A window opened cold, as a relaunched app shows one: its token keeps its rows.
+            let cold = try ResultsController(store: store, request: try randomRequest())
+            let window = ResultsWindow.offset(Int.random(in: 0..<4, using: &random), length: Int.random(in: 1..<6, using: &random))
+            try cold.setWindow(window)
+            try cold.performFetch()
+            log.append("\(step): a window opened cold to save a token: \(Self.describe(cold.request)), window \(window)")
+            source = cold
+        }
+        let token = try source.resumeToken()
+        let saved = source.snapshot
         // The values the token's rows had: the source query showed the committed state.
         let values = try storedValues()
         let writes = Int.random(in: 0...2, using: &random)
@@ -367,11 +376,13 @@ final class MixedWorld {
             log.append("\(step): add attribute x\(added) before resuming")
             try migrate()
         }
-        let controller = try ResultsController(store: store, request: source.controller.request)
+        let controller = try ResultsController(store: store, request: source.request)
         let recorder = GroupRecorder()
         controller.delegate = recorder
-        log.append("\(step): resume query from a token")
-        try controller.performFetch(resumingFrom: token)
+        // Half the time through its text, as an app relaunched reads it back.
+        let throughText = chance(2)
+        log.append("\(step): resume query from a token\(throughText ? " read from its text" : "")\(token.shownRows == nil ? "" : " with its rows")")
+        try controller.performFetch(resumingFrom: throughText ? ResumeToken(token.encoded) : token)
         queries.append((controller, recorder, saved, values))
         if queries.count > 5 { queries.removeFirst() }
     }

@@ -137,6 +137,65 @@ struct ResumeReadScopeTests {
         #expect(resumed.object(at: IndexPath(item: 2, section: 0))?["text"] == "shown")
     }
 
+    /// The objects a window shows, with their values, in order.
+    func shownValues(_ controller: ResultsController) throws -> [[Value?]] {
+        try controller.fetchedObjects.map { object in ["id", "n", "text"].map { object[$0] } }
+    }
+
+    /// A file put back from an older copy (the same store identifier) whose log then grew
+    /// past the token's position holds other entries under the same numbers: the token's
+    /// log entry's digest differs, so the resume is a resync (`logPruned`) and the window
+    /// shows the file's rows, not the token's.
+    @Test func aFilePutBackFromAnOlderCopyIsNotReadThroughTheTokensRows() throws {
+        let file = try File()
+        try watch(file.path)
+        let backup = file.directory.appendingPathComponent("backup.sqlite").path
+        do {
+            let copier = try Connection(path: file.path)
+            defer { copier.close() }
+            try copier.execute("VACUUM INTO '\(backup)'")
+            try ExternalConnection(path: file.path).execute("UPDATE Msg SET text = 'edited after the copy' WHERE id = 'm12'")
+        }
+        let (saved, token) = try savedWindow(file)
+        #expect(token.shownRows?.rows[1][2] == "edited after the copy")
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
+        try FileManager.default.copyItem(atPath: backup, toPath: file.path)
+        let restored = try ExternalConnection(path: file.path)
+        for n in 35...39 { try restored.execute("UPDATE Msg SET text = 'new history' WHERE id = 'm\(n)'") }
+        let store = try Store(path: file.path)
+        let resumed = try ResultsController(store: store, request: ResumeTokenTests.request)
+        let recorder = GroupRecorder()
+        resumed.delegate = recorder
+        try resumed.performFetch(resumingFrom: token)
+        #expect(recorder.resyncs == [.logPruned])
+        let group = try #require(recorder.takeGroups().first)
+        #expect(try group.apply(to: saved) == resumed.snapshot)
+        #expect(group.objectChanges.map(\.type) == Array(repeating: .update, count: 5))
+        let (fresh, _) = try ResumeTokenTests().openController(store, window: .offset(10, length: 5))
+        #expect(try shownValues(resumed) == shownValues(fresh))
+        #expect(try resumed.fetchedObjects[1]["text"] == "t")
+    }
+
+    /// A store that tracked the entity before the token's resume checks its triggers again:
+    /// another program dropped one and wrote unlogged, so the window reads the rows, not
+    /// the token's.
+    @Test func aStoreThatTrackedBeforeChecksTheTriggersBeforeTakingTheTokensRows() throws {
+        let file = try File()
+        let (saved, token) = try savedWindow(file)
+        #expect(token.shownRows != nil)
+        let store = try Store(path: file.path)
+        let watcher = try ResultsController(store: store, request: ResumeTokenTests.request)
+        try watcher.performFetch()
+        let other = try ExternalConnection(path: file.path)
+        try other.execute("DROP TRIGGER _roster_msg_update; UPDATE Msg SET text = 'unlogged' WHERE id = 'm12'")
+        let resumed = try ResultsController(store: store, request: ResumeTokenTests.request)
+        try resumed.performFetch(resumingFrom: token)
+        let (fresh, _) = try ResumeTokenTests().openController(store, window: .offset(10, length: 5))
+        #expect(resumed.snapshot == saved)
+        #expect(try shownValues(resumed) == shownValues(fresh))
+        #expect(try resumed.fetchedObjects[1]["text"] == "unlogged")
+    }
+
     @Test func aKeyWhoseFirstEditsPlacedNothingIsReadFromTheEditThatMovedIt() throws {
         let file = try File()
         let (saved, token) = try savedWindow(file)

@@ -397,21 +397,21 @@ struct ResumeTokenTests {
             return "roster-token-2:" + (try JSONSerialization.data(withJSONObject: members)).base64EncodedString()
         }
         let encodedRows = Data(rows.encodedValues).base64EncodedString()
-        let swapped = Data(ResumeToken.ShownRows(layout: rows.layout, width: 3, keyIndex: 0, rows: [rows.rows[1], rows.rows[0]] + rows.rows[2...]).encodedValues).base64EncodedString()
-        let short = Data(ResumeToken.ShownRows(layout: rows.layout, width: 3, keyIndex: 0, rows: Array(rows.rows.prefix(3))).encodedValues).base64EncodedString()
+        let swapped = Data(ResumeToken.ShownRows(layout: rows.layout, width: 3, keyIndex: 0, rows: [rows.rows[1], rows.rows[0]] + rows.rows[2...], logEntry: rows.logEntry).encodedValues).base64EncodedString()
+        let short = Data(ResumeToken.ShownRows(layout: rows.layout, width: 3, keyIndex: 0, rows: Array(rows.rows.prefix(3)), logEntry: rows.logEntry).encodedValues).base64EncodedString()
         let cut = Data(rows.encodedValues.dropLast()).base64EncodedString()
-        for (member, says) in [("rows" as Any, "not a layout"), ([rows.layout, "3", "0", "!!"] as Any, "not a layout"),
-                               ([rows.layout, "3", "3", encodedRows] as Any, "not a layout"),
-                               ([rows.layout, "3", "0", swapped] as Any, "the row it holds for key 'm21' has key 'm22'"),
-                               ([rows.layout, "3", "0", short] as Any, "not 4 rows of 3 values"),
-                               ([rows.layout, "3", "0", cut] as Any, "not 4 rows of 3 values"),
-                               ([rows.layout, "2", "0", encodedRows] as Any, "not 4 rows of 2 values"),
-                               ([rows.layout, String(Int.max / 2), "0", encodedRows] as Any, "not 4 rows of"),
-                               ([rows.layout, "1000000000", "0", encodedRows] as Any, "not 4 rows of")] {
+        for (member, says) in [("rows" as Any, "not a layout"), ([rows.layout, "3", "0", encodedRows] as Any, "not a layout"), ([rows.layout, "3", "0", "!!", rows.logEntry] as Any, "not a layout"),
+                               ([rows.layout, "3", "3", encodedRows, rows.logEntry] as Any, "not a layout"),
+                               ([rows.layout, "3", "0", swapped, rows.logEntry] as Any, "the row it holds for key 'm21' has key 'm22'"),
+                               ([rows.layout, "3", "0", short, rows.logEntry] as Any, "not 4 rows of 3 values"),
+                               ([rows.layout, "3", "0", cut, rows.logEntry] as Any, "not 4 rows of 3 values"),
+                               ([rows.layout, "2", "0", encodedRows, rows.logEntry] as Any, "not 4 rows of 2 values"),
+                               ([rows.layout, String(Int.max / 2), "0", encodedRows, rows.logEntry] as Any, "not 4 rows of"),
+                               ([rows.layout, "1000000000", "0", encodedRows, rows.logEntry] as Any, "not 4 rows of")] {
             let error = #expect(throws: StoreError.self) { try ResumeToken(try withRows(member)) }
             #expect(error?.code == .invalidResumeToken && error?.description.contains(says) == true, "\(member): \(String(describing: error))")
         }
-        #expect(try ResumeToken(try withRows([rows.layout, "3", "0", encodedRows])) == token)
+        #expect(try ResumeToken(try withRows([rows.layout, "3", "0", encodedRows, rows.logEntry])) == token)
     }
 
     /// Tokens are written in their second form (sections in the compact form); one of the
@@ -470,7 +470,7 @@ struct ResumeTokenTests {
     func randomDamageToTheCompactFormsNeverTraps(seed: Int) throws {
         var random = SplitMix64(seed: UInt64(seed) &+ 7_001)
         let sections = [ListSection<Value, Value>(id: "a", items: [.integer(-1), .string("ü"), .invalidUTF8([0xFF])]), ListSection(id: .null, items: [.double(0.5), .bool(true)])]
-        let rows = ResumeToken.ShownRows(layout: "l", width: 2, keyIndex: 0, rows: sections.flatMap(\.items).map { [$0, .string("x")] })
+        let rows = ResumeToken.ShownRows(layout: "l", width: 2, keyIndex: 0, rows: sections.flatMap(\.items).map { [$0, .string("x")] }, logEntry: "e")
         for original in [ResumeToken.encode(sections), rows.encodedValues] {
             var refused = 0
             for _ in 0..<2_000 {

@@ -89,6 +89,7 @@ private final class ForwardingBackend: StorageBackend {
         try base.changes(of: entity, since: position, readingRows: scope)
     }
     func storeIdentifier() throws(StoreError) -> String { try base.storeIdentifier() }
+    func changeLogEntryDigest(at position: Int64) throws(StoreError) -> String? { try base.changeLogEntryDigest(at: position) }
     func noteCommittedState() { base.noteCommittedState() }
     func pruneChanges(of entities: [Entity]) { base.pruneChanges(of: entities) }
     func isTracking(_ entityName: String) -> Bool { base.isTracking(entityName) }

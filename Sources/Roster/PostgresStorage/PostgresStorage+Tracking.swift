@@ -184,6 +184,10 @@ extension PostgresStorage {
         return identifier
     }
 
+    /// None: a resume here reads its window again (``readsNeighboursByRange`` is false),
+    /// so its tokens keep no rows to check.
+    func changeLogEntryDigest(at position: Int64) throws(StoreError) -> String? { nil }
+
     func changesAtCursor() -> CommittedChanges {
         CommittedChanges(through: cursor)
     }

@@ -58,9 +58,9 @@ enum ServerCatalog {
 
         /// FNV-1a of the schema's name: a stable number to lock by.
         private static func hash(_ text: String) -> UInt64 {
-            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-            for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
-            return hash
+            var hash = FNV1a()
+            hash.combine(contentsOf: text.utf8)
+            return hash.value
         }
     }
 

@@ -200,10 +200,11 @@ public final class ResultsController: LiveQueryRequest {
         guard hasFetched else { throw StoreError.invalidResumeToken("a live query saves a resume token once performFetch() has loaded its results") }
         let sections = pendingResync?.seen ?? shownNow
         let isLogged = !query.entity.observedNames.contains(where: store.pendingTracking.contains)
-        // A window opened cold holds its rows as of `resultsPosition`: the token keeps them.
+        // A window opened cold holds its rows as of `resultsPosition`: the token keeps them,
+        // with the digest of the log's entry there, which a resume checks.
         var shownRows: ResumeToken.ShownRows?
-        if let coldWindow, pendingResync == nil, isLogged {
-            shownRows = ResumeToken.ShownRows(entity: query.entity, keys: sections.flatMap(\.items), rows: coldWindow.rows)
+        if let coldWindow, pendingResync == nil, isLogged, let logEntry = try store.storage.changeLogEntryDigest(at: resultsPosition) {
+            shownRows = ResumeToken.ShownRows(entity: query.entity, keys: sections.flatMap(\.items), rows: coldWindow.rows, logEntry: logEntry)
         }
         return ResumeToken(store: try store.storage.storeIdentifier(), request: ResumeToken.fingerprint(of: request), position: resultsPosition,
                            window: window, firstRank: coldWindow == nil ? windowTracker?.ranks.lowerBound : coldWindow?.firstRank,
@@ -241,20 +242,38 @@ public final class ResultsController: LiveQueryRequest {
         let query = try store.bind(request)
         if !hasFetched, engineKind == .incremental, let window = token.window {
             // The window alone, when its anchor is still there; else the whole results,
-            // whose order finds the anchor's nearest neighbour.
+            // whose order finds the anchor's nearest neighbour. The token's rows are taken
+            // only where this read checks that the change log is whole: a store that
+            // tracked the entities before checks their triggers again (another program
+            // may have dropped them since), none may wait for its tracking to start.
+            let observed = query.entity.observedNames
+            let checksTracking = token.shownRows != nil && observed.allSatisfy(store.storage.isTracking)
+            let mayTakeRows = token.shownRows != nil && !observed.contains(where: store.pendingTracking.contains)
             let (opened, changes, touched, departed, aggregates, position) = try store.readingAtCursor(observing: query.entity.observedNames) { () throws(StoreError) in
                 // The rows the window showed, and those whose commits may have placed them
                 // differently: a row that only changed what places no row kept its place
                 // outside the window, and is not read (RowReadScope).
                 let savedKeys = token.sections.flatMap(\.items)
                 let scope = RowReadScope(placingAttributes: query.placingAttributes, keys: Set(savedKeys))
-                let changes = try Self.changes(since: token, observedBy: query.entity, in: store, readingRows: scope)
+                var changes = try Self.changes(since: token, observedBy: query.entity, in: store, readingRows: scope)
+                // A token that keeps its rows keeps the digest of the log's entry at its
+                // position: another entry there is another history (a file put back from an
+                // older copy numbers its entries again), which cannot tell what changed since
+                // the token — a resync, as for a log pruned past it. No entry (pruned): the
+                // rows are read.
+                var logIsWhole = false
+                if let shownRows = token.shownRows, changes.resync == nil, let digest = try store.storage.changeLogEntryDigest(at: token.position) {
+                    logIsWhole = digest == shownRows.logEntry
+                    if !logIsWhole { changes.resync = .logPruned }
+                }
                 let touched = try store.touchedRows(of: query.entity, in: changes)
                 // The rows the token's window showed that no commit since touched, as they
                 // were then and are now: as the token holds them when the log says every
                 // change since (it names each of them it touched), else read.
+                let saved = mayTakeRows && logIsWhole && !changes.mustReread ? token.shownRows(laidOutAs: query.entity) : nil
+                if saved != nil, checksTracking { logIsWhole = try store.storage.findTracking(of: [query.entity]).isEmpty }
                 let untouched: [Value: [Value]]
-                if changes.resync == nil, !changes.mustReread, let saved = token.shownRows(laidOutAs: query.entity) {
+                if let saved, logIsWhole {
                     untouched = saved.filter { touched[$0.key] == nil }
                 } else {
                     untouched = try store.fetchCommittedRows(query.entity, keys: savedKeys.filter { touched[$0] == nil })

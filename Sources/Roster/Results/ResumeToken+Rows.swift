@@ -17,10 +17,14 @@ extension ResumeToken {
         let keyIndex: Int
         /// One row per key of the token's sections, in their order.
         let rows: [[Value]]
+        /// The digest of the log's entry at the token's position
+        /// (``StorageBackend/changeLogEntryDigest(at:)``): the rows are taken only from a
+        /// log with the same history.
+        let logEntry: String
 
         /// The rows of `keys` as `entity` lays them out; nil when a row is missing or
         /// does not fit it (a key path's extra columns).
-        init?(entity: Entity, keys: [Value], rows byKey: [Value: [Value]]) {
+        init?(entity: Entity, keys: [Value], rows byKey: [Value: [Value]], logEntry: String) {
             guard entity.keyPaths == nil else { return nil }
             var rows: [[Value]] = []
             rows.reserveCapacity(keys.count)
@@ -28,21 +32,23 @@ extension ResumeToken {
                 guard let row = byKey[key], row.count == entity.attributes.count else { return nil }
                 rows.append(row)
             }
-            self.init(layout: ResumeToken.layout(of: entity), width: entity.attributes.count, keyIndex: entity.keyIndex, rows: rows)
+            self.init(layout: ResumeToken.layout(of: entity), width: entity.attributes.count, keyIndex: entity.keyIndex, rows: rows, logEntry: logEntry)
         }
 
-        init(layout: String, width: Int, keyIndex: Int, rows: [[Value]]) {
+        init(layout: String, width: Int, keyIndex: Int, rows: [[Value]], logEntry: String) {
             self.layout = layout
             self.width = width
             self.keyIndex = keyIndex
             self.rows = rows
+            self.logEntry = logEntry
         }
     }
 
     /// The rows the token's window showed, by key, when it holds them and `entity` lays
     /// them out as when they were saved.
     func shownRows(laidOutAs entity: Entity) -> [Value: [Value]]? {
-        guard let shownRows, entity.keyPaths == nil, shownRows.layout == Self.layout(of: entity) else { return nil }
+        guard let shownRows, entity.keyPaths == nil, shownRows.layout == Self.layout(of: entity),
+              shownRows.width == entity.attributes.count, shownRows.keyIndex == entity.keyIndex else { return nil }
         var byKey: [Value: [Value]] = [:]
         byKey.reserveCapacity(shownRows.rows.count)
         for row in shownRows.rows { byKey[row[shownRows.keyIndex]] = row }
@@ -124,11 +130,12 @@ struct CompactValueReader {
         }
     }
 
-    /// A count or a length: at most 2^35 − 1, which no token reaches.
+    /// A count or a length: at most 2^28 − 1 (four bytes), which no token reaches and a
+    /// 32-bit `Int` holds.
     mutating func count() -> Int? {
         var value = 0
         var shift = 0
-        while offset < bytes.count, shift < 35 {
+        while offset < bytes.count, shift < 28 {
             let byte = bytes[offset]
             offset += 1
             value |= Int(byte & 0x7F) << shift

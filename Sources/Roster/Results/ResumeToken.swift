@@ -78,7 +78,7 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
         if !isLogged { members["unlogged"] = "1" }
         if let shownRows {
             members["rows"] = [shownRows.layout, String(shownRows.width), String(shownRows.keyIndex),
-                               Data(shownRows.encodedValues).base64EncodedString()]
+                               Data(shownRows.encodedValues).base64EncodedString(), shownRows.logEntry]
         }
         switch window {
         case nil: break
@@ -191,12 +191,13 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
         return sections
     }
 
-    /// The `rows` member: the layout, the width, the key's place and the rows' bytes, a
-    /// row for each key of `sections`, in order, each holding its key.
+    /// The `rows` member: the layout, the width, the key's place, the rows' bytes — a row
+    /// for each key of `sections`, in order, each holding its key — and the log entry's
+    /// digest.
     private static func shownRows(_ member: Any, keys count: Int, in sections: [ListSection<Value, Value>]) throws -> ShownRows {
-        guard let parts = member as? [String], parts.count == 4, let width = Int(parts[1]), let keyIndex = Int(parts[2]),
+        guard let parts = member as? [String], parts.count == 5, let width = Int(parts[1]), let keyIndex = Int(parts[2]),
               width > 0, (0..<width).contains(keyIndex), let data = Data(base64Encoded: parts[3]) else {
-            throw StoreError.invalidResumeToken("the resume token is damaged: its rows are not a layout, a width, a key's place and base64")
+            throw StoreError.invalidResumeToken("the resume token is damaged: its rows are not a layout, a width, a key's place, base64 and a digest")
         }
         // Each value takes a byte at least: a width or a count beyond the bytes is damage.
         let values = count.multipliedReportingOverflow(by: width)
@@ -206,7 +207,7 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
         for (row, key) in zip(rows, sections.lazy.flatMap(\.items)) where row[keyIndex] != key {
             throw StoreError.invalidResumeToken("the resume token is damaged: the row it holds for key \(key) has key \(row[keyIndex])")
         }
-        return ShownRows(layout: parts[0], width: width, keyIndex: keyIndex, rows: rows)
+        return ShownRows(layout: parts[0], width: width, keyIndex: keyIndex, rows: rows, logEntry: parts[4])
     }
 
     /// A request as a token names it: entity, predicate, sort keys and section attribute.

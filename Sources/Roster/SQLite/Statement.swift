@@ -97,6 +97,11 @@ final class Statement {
         sqlite3_column_int64(handle, Int32(index))
     }
 
+    /// Column `index` as SQLite converts it to a double.
+    func real(_ index: Int) -> Double {
+        sqlite3_column_double(handle, Int32(index))
+    }
+
     /// Calls `body` with the bytes of column `index` read as text (valid only during the
     /// call), without building a value.
     func withText<T>(ofColumn index: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {

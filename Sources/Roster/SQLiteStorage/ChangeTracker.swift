@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// Reads the change log that the entity triggers and the store's own connection fill (see
@@ -445,7 +446,7 @@ final class ChangeTracker {
     ) throws(DatabaseError) -> ScopedRead {
         let entries = try scopedEntryStatement(for: entity)
         let placing = attributes.reduce(Int64(0)) { $0 | SchemaCatalog.changedMaskBit(ofAttribute: $1) }
-        try entries.bind([.integer(first), .integer(last), .string(entity.name), .integer(placing)])
+        try entries.bind([.integer(first), .integer(last), .string(entity.name)])
         // Each kept key's first entry kept. Columns 0, 2 and 3 are integers (the rowid and
         // two truth values); a key that may not move and that the filter surely lacks is
         // skipped without building its value.
@@ -459,7 +460,7 @@ final class ChangeTracker {
                     if batchesRead { continue }
                     return .batchFound
                 }
-                let mayMove = entries.integer(2) != 0
+                let mayMove = Self.mayHaveMoved(maskColumn: 2, of: entries, placing: placing)
                 if !mayMove, filter.surelyLacks(column: 1, of: entries, as: keyType) { continue }
                 let key = entries.column(1, as: keyType)
                 guard mayMove || named.contains(key) else { continue }
@@ -485,6 +486,50 @@ final class ChangeTracker {
             rows[key] = TouchedRow(before: Self.rowAtCursor(key, before: before, firstEntry: firstEntry, batched: &batched, resync: &resync), after: after)
         }
         return .read
+    }
+
+    /// A digest of the log's entry `position`: each column that is not null, with its
+    /// place (a column added to the log later is null in older entries, and leaves their
+    /// digest as it was); of a batch, its length and first 256 bytes. Nil when there is no
+    /// such entry. See ``StorageBackend/changeLogEntryDigest(at:)``.
+    func entryDigest(at position: Int64) throws(DatabaseError) -> String? {
+        let statement = try reader.prepare("SELECT * FROM _roster_changes WHERE seq = ?")
+        try statement.bind([.integer(position)])
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        var digest = FNV1a()
+        for column in 0..<statement.columnCount {
+            let storage = statement.storageClass(column)
+            if storage == SQLITE_NULL { continue }
+            digest.combine(UInt64(column) << 8 | UInt64(storage))
+            switch storage {
+            case SQLITE_INTEGER: digest.combine(UInt64(bitPattern: statement.integer(column)))
+            case SQLITE_FLOAT: digest.combine(statement.real(column).bitPattern)
+            case SQLITE_TEXT, SQLITE_BLOB:
+                statement.withBytes(ofColumn: column) { bytes in
+                    digest.combine(UInt64(bytes.count))
+                    digest.combine(UnsafeRawBufferPointer(rebasing: bytes.prefix(256)))
+                }
+            default: break
+            }
+        }
+        return String(digest.value, radix: 16)
+    }
+
+    /// Whether the entry whose mask is column `index` may have moved its row: unless the
+    /// mask is a whole number (an integer, or a real another program wrote as one), not
+    /// zero, with none of the `placing` bits. No mask (an insert, a delete, a replace, an
+    /// older trigger), text, a blob or a fraction: it may have.
+    static func mayHaveMoved(maskColumn index: Int, of statement: Statement, placing: Int64) -> Bool {
+        let mask: Int64
+        switch statement.storageClass(index) {
+        case SQLITE_INTEGER: mask = statement.integer(index)
+        case SQLITE_FLOAT:
+            guard let whole = Int64(exactly: statement.real(index)) else { return true }
+            mask = whole
+        default: return true
+        }
+        return mask == 0 || mask & placing != 0
     }
 
     /// The entity's row in the columns of `statement` from `offset` on.
@@ -567,20 +612,17 @@ final class ChangeTracker {
         return statement
     }
 
-    /// The trigger entries of an entity in a range of the log, in order, each with its key
-    /// and whether it may have moved its row: all but those whose mask is a non-zero
-    /// integer that misses ?4, the placing attributes' bits. No mask (an insert, a delete,
-    /// a replace, an older trigger) or one no trigger writes (another program's text, a
-    /// zero) says nothing, so the row is read. A file that a read-only store reads may
-    /// predate the mask: every entry then has none.
+    /// The trigger entries and batches of an entity in a range of the log, in order, each
+    /// with its key, its mask (``mayHaveMoved(maskColumn:of:placing:)``) and whether it is a
+    /// batch. A file that a read-only store reads may predate the mask: every entry then
+    /// has none, so every row is read.
     private func scopedEntryStatement(for entity: Entity) throws(DatabaseError) -> Statement {
         if let statement = scopedEntryStatements[entity.name] { return statement }
         let mask = try SchemaCatalog.logColumns(on: reader).hasChangedMask ? SchemaCatalog.changedMaskColumn : "NULL"
-        // An entry places nothing when its mask is a whole number (`m = m & -1`: not text, a
-        // blob or a fraction another program wrote), not zero, and has no placing bit (?4):
-        // the arithmetic costs SQLite half what `typeof` does. Batches come too, to be seen.
+        // The mask is judged in Swift (``mayHaveMoved(maskColumn:of:placing:)``), which
+        // costs less than SQLite's arithmetic on it. Batches come too, to be seen.
         let statement = try reader.prepare("""
-            SELECT seq, key, NOT coalesce(\(mask) = (\(mask) & -1) AND \(mask) != 0 AND (\(mask) & ?4) = 0, 0), batch IS NOT NULL
+            SELECT seq, key, \(mask), batch IS NOT NULL
             FROM _roster_changes WHERE seq > ?1 AND seq <= ?2 AND entity = ?3 AND (key IS NOT NULL OR batch IS NOT NULL) ORDER BY seq
             """)
         scopedEntryStatements[entity.name] = statement

@@ -57,14 +57,12 @@ struct KeyFilter {
 
     /// FNV-1a of the bytes, never 0 (an empty slot).
     private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in bytes {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
-        }
-        return hash | 1
+        FNV1a.hash(bytes) | 1
     }
 
     private static func hash(_ number: Int64) -> UInt64 {
-        withUnsafeBytes(of: number.littleEndian) { hash($0) } ^ 0x8000_0000_0000_0000
+        var hash = FNV1a()
+        hash.combine(UInt64(bitPattern: number))
+        return hash.value | 1
     }
 }

@@ -48,6 +48,10 @@ extension SQLiteStorage {
         }
     }
 
+    func changeLogEntryDigest(at position: Int64) throws(StoreError) -> String? {
+        do { return try tracker.entryDigest(at: position) } catch { throw .database(error) }
+    }
+
     func changesAtCursor() -> CommittedChanges {
         CommittedChanges(through: tracker.cursor)
     }

@@ -138,6 +138,13 @@ protocol StorageBackend: AnyObject {
     /// The database's own identifier, the same for every store on it, in every process:
     /// what a resume token is checked against.
     func storeIdentifier() throws(StoreError) -> String
+    /// A digest of the change-log entry numbered `position`: the same in every process
+    /// that reads the same log, another when the entry holds another write (a file put
+    /// back from an older copy numbers its new entries again); nil when no entry has that
+    /// number (pruned, or none written) or the backend gives none. A resume token that
+    /// keeps its window's rows keeps it, and a resume takes the rows only while the log
+    /// still holds that entry.
+    func changeLogEntryDigest(at position: Int64) throws(StoreError) -> String?
     /// No changes, at the cursor: what a delivery hands its observers when they must hear
     /// something (a retry, a schema check) but nothing was committed.
     func changesAtCursor() -> CommittedChanges
