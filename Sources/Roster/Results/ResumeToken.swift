@@ -16,7 +16,8 @@ import RosterUpdates
 /// ```
 ///
 /// A token holds the keys it shows, so it is as large as the window: made for windows
-/// (``ResultsWindow``), though a query without one can save one too.
+/// (``ResultsWindow``), though a query without one can save one too. A window opened cold
+/// saves its rows too, so that a resume reads only the rows the change log names since.
 public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
     /// The store's identifier (``StorageBackend/storeIdentifier()``).
     let store: String
