@@ -373,6 +373,20 @@ struct ResumeTokenTests {
         #expect(throws: StoreError.self) { try unfetched.resumeToken() }
     }
 
+    /// A token's text in its parts: the JSON members, and the compact body (sections, then rows).
+    static func parts(of token: ResumeToken) throws -> (members: [String: Any], body: [UInt8]) {
+        let text = token.encoded.dropFirst("roster-token-2:".count)
+        let dot = try #require(text.firstIndex(of: "."))
+        let head = try #require(Data(base64Encoded: String(text[..<dot])))
+        let members = try #require(try JSONSerialization.jsonObject(with: head) as? [String: Any])
+        return (members, Array(try #require(Data(base64Encoded: String(text[text.index(after: dot)...])))))
+    }
+
+    /// A token's text from its parts; a first-form text has no body.
+    static func text(_ members: [String: Any], body: [UInt8]?, form: Int = 2) throws -> String {
+        "roster-token-\(form):" + (try JSONSerialization.data(withJSONObject: members)).base64EncodedString() + (body.map { "." + Data($0).base64EncodedString() } ?? "")
+    }
+
     /// A window opened cold saves the rows it shows in its token, in a compact form that
     /// survives the token's text; rows that do not fit the token are refused as damage,
     /// saying what is wrong, and change nothing.
@@ -389,29 +403,37 @@ struct ResumeTokenTests {
         #expect(rows.rows[1][2] == .invalidUTF8([0xC3]) && rows.rows[2][2] == .null)
         #expect(try ResumeToken(token.encoded) == token)
 
-        // The token's JSON with its `rows` member replaced.
-        func withRows(_ member: Any) throws -> String {
-            let body = try #require(Data(base64Encoded: String(token.encoded.dropFirst("roster-token-2:".count))))
-            var members = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        // The token's text with its `rows` member and the rows in its body replaced.
+        let (members, body) = try Self.parts(of: token)
+        let sections = ResumeToken.encode(token.sections)
+        #expect(Array(body.prefix(sections.count)) == sections && Array(body.dropFirst(sections.count)) == rows.encodedValues)
+        func withRows(_ member: Any, _ rowBytes: [UInt8]) throws -> String {
+            var members = members
             members["rows"] = member
-            return "roster-token-2:" + (try JSONSerialization.data(withJSONObject: members)).base64EncodedString()
+            return try Self.text(members, body: sections + rowBytes)
         }
-        let encodedRows = Data(rows.encodedValues).base64EncodedString()
-        let swapped = Data(ResumeToken.ShownRows(layout: rows.layout, width: 3, keyIndex: 0, rows: [rows.rows[1], rows.rows[0]] + rows.rows[2...], logEntry: rows.logEntry).encodedValues).base64EncodedString()
-        let short = Data(ResumeToken.ShownRows(layout: rows.layout, width: 3, keyIndex: 0, rows: Array(rows.rows.prefix(3)), logEntry: rows.logEntry).encodedValues).base64EncodedString()
-        let cut = Data(rows.encodedValues.dropLast()).base64EncodedString()
-        for (member, says) in [("rows" as Any, "not a layout"), ([rows.layout, "3", "0", encodedRows] as Any, "not a layout"), ([rows.layout, "3", "0", "!!", rows.logEntry] as Any, "not a layout"),
-                               ([rows.layout, "3", "3", encodedRows, rows.logEntry] as Any, "not a layout"),
-                               ([rows.layout, "3", "0", swapped, rows.logEntry] as Any, "the row it holds for key 'm21' has key 'm22'"),
-                               ([rows.layout, "3", "0", short, rows.logEntry] as Any, "not 4 rows of 3 values"),
-                               ([rows.layout, "3", "0", cut, rows.logEntry] as Any, "not 4 rows of 3 values"),
-                               ([rows.layout, "2", "0", encodedRows, rows.logEntry] as Any, "not 4 rows of 2 values"),
-                               ([rows.layout, String(Int.max / 2), "0", encodedRows, rows.logEntry] as Any, "not 4 rows of"),
-                               ([rows.layout, "1000000000", "0", encodedRows, rows.logEntry] as Any, "not 4 rows of")] {
-            let error = #expect(throws: StoreError.self) { try ResumeToken(try withRows(member)) }
+        let encodedRows = rows.encodedValues
+        let swapped = ResumeToken.ShownRows(layout: rows.layout, width: 3, keyIndex: 0, rows: [rows.rows[1], rows.rows[0]] + rows.rows[2...], logEntry: rows.logEntry).encodedValues
+        let short = ResumeToken.ShownRows(layout: rows.layout, width: 3, keyIndex: 0, rows: Array(rows.rows.prefix(3)), logEntry: rows.logEntry).encodedValues
+        for (member, rowBytes, says) in [("rows" as Any, encodedRows, "not a layout"), ([rows.layout, "3", "0"] as Any, encodedRows, "not a layout"),
+                                         ([rows.layout, "3", "3", rows.logEntry] as Any, encodedRows, "not a layout"),
+                                         ([rows.layout, "3", "0", rows.logEntry] as Any, swapped, "the row it holds for key 'm21' has key 'm22'"),
+                                         ([rows.layout, "3", "0", rows.logEntry] as Any, short, "not 4 rows of 3 values"),
+                                         ([rows.layout, "3", "0", rows.logEntry] as Any, Array(encodedRows.dropLast()), "not 4 rows of 3 values"),
+                                         ([rows.layout, "3", "0", rows.logEntry] as Any, encodedRows + [0], "more than its sections and rows"),
+                                         ([rows.layout, "2", "0", rows.logEntry] as Any, encodedRows, "the row it holds for key"),
+                                         ([rows.layout, "4", "0", rows.logEntry] as Any, encodedRows, "not 4 rows of 4 values"),
+                                         ([rows.layout, String(Int.max / 2), "0", rows.logEntry] as Any, encodedRows, "not 4 rows of"),
+                                         ([rows.layout, "1000000000", "0", rows.logEntry] as Any, encodedRows, "not 4 rows of")] {
+            let error = #expect(throws: StoreError.self) { try ResumeToken(try withRows(member, rowBytes)) }
             #expect(error?.code == .invalidResumeToken && error?.description.contains(says) == true, "\(member): \(String(describing: error))")
         }
-        #expect(try ResumeToken(try withRows([rows.layout, "3", "0", encodedRows, rows.logEntry])) == token)
+        #expect(try ResumeToken(try withRows([rows.layout, "3", "0", rows.logEntry], encodedRows)) == token)
+        // Rows in a token of the first form, which has no body.
+        var first = members
+        first["sections"] = [[["n"], [["s", "m21"], ["s", "m22"], ["s", "m23"], ["s", "m24"]]]]
+        #expect(try ResumeToken(try Self.text(first.filter { $0.key != "rows" }, body: nil, form: 1)).sections == token.sections)
+        #expect(throws: StoreError.self) { try ResumeToken(try Self.text(first, body: nil, form: 1)) }
     }
 
     /// Tokens are written in their second form (sections in the compact form); one of the
@@ -431,8 +453,7 @@ struct ResumeTokenTests {
         #expect(token.encoded.hasPrefix("roster-token-2:"))
         #expect(try ResumeToken(token.encoded) == token)
 
-        let body = try #require(Data(base64Encoded: String(token.encoded.dropFirst("roster-token-2:".count))))
-        var members = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        let (members, body) = try Self.parts(of: token)
         func json(_ value: Value) -> [String] {
             switch value {
             case .null: ["n"]
@@ -441,27 +462,28 @@ struct ResumeTokenTests {
             default: ["?"]
             }
         }
-        func text(_ members: [String: Any], form: Int) throws -> String {
-            "roster-token-\(form):" + (try JSONSerialization.data(withJSONObject: members)).base64EncodedString()
-        }
         var first = members
         first["sections"] = token.sections.map { [json($0.id), $0.items.map(json)] as [Any] }
         first["rows"] = nil
-        let firstForm = try ResumeToken(try text(first, form: 1))
+        let firstForm = try ResumeToken(try Self.text(first, body: nil, form: 1))
         #expect(firstForm.sections == token.sections && firstForm.shownRows == nil && firstForm.position == token.position)
 
+        var withoutRows = members
+        withoutRows["rows"] = nil
         let sections = ResumeToken.encode(token.sections)
-        for (damaged, says) in [(Data(sections.dropLast()).base64EncodedString(), "not names and keys"),
-                                (Data(sections + [0]).base64EncodedString(), "not names and keys"),
-                                (Data(ResumeToken.encode([ListSection(id: .null, items: [.null])])).base64EncodedString(), "not names and keys"),
-                                ("%%", "lacks its sections")] {
-            members["sections"] = damaged
-            let error = #expect(throws: StoreError.self) { try ResumeToken(try text(members, form: 2)) }
+        #expect(Array(body.prefix(sections.count)) == sections)
+        for (damaged, says) in [(Array(sections.dropLast()), "not names and keys"),
+                                (sections + [0], "more than its sections and rows"),
+                                (ResumeToken.encode([ListSection(id: .null, items: [.null])]), "not names and keys"),
+                                ([], "not names and keys")] {
+            let error = #expect(throws: StoreError.self) { try ResumeToken(try Self.text(withoutRows, body: damaged)) }
             #expect(error?.code == .invalidResumeToken && error?.description.contains(says) == true, "\(damaged): \(String(describing: error))")
         }
-        // The second form's sections in a token that says it is of the first.
-        members["sections"] = Data(sections).base64EncodedString()
-        #expect(throws: StoreError.self) { try ResumeToken(try text(members, form: 1)) }
+        #expect(try ResumeToken(try Self.text(withoutRows, body: sections)).sections == token.sections)
+        // A body that is not base64, and a second-form token without its body.
+        let broken = try Self.text(withoutRows, body: nil) + ".%%"
+        #expect((#expect(throws: StoreError.self) { try ResumeToken(broken) })?.description.contains("body is not base64") == true)
+        #expect(throws: StoreError.self) { try ResumeToken(try Self.text(withoutRows, body: nil)) }
     }
 
     /// Bytes damaged at random in the compact forms read as damage or as other values,
@@ -522,7 +544,7 @@ struct ResumeTokenTests {
             let store = try Store(path: file.path)
             let (controller, _) = try openController(store, window: window)
             saved = controller.snapshot
-            token = try controller.resumeToken(); print("TOKEN", String(data: Data(base64Encoded: String(token.encoded.dropFirst(15)))!, encoding: .utf8)!, controller.snapshot)
+            token = try controller.resumeToken()
             for row in try store.fetchCommittedRows(store.bind(FetchRequest(entity: "Msg"))) { rowsBefore[row[0]] = row }
         }
         let other = try ExternalConnection(path: file.path)

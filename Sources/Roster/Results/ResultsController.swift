@@ -274,7 +274,10 @@ public final class ResultsController: LiveQueryRequest {
                 if saved != nil, checksTracking { logIsWhole = try store.storage.findTracking(of: [query.entity]).isEmpty }
                 let untouched: [Value: [Value]]
                 if let saved, logIsWhole {
-                    untouched = saved.filter { touched[$0.key] == nil }
+                    var rows: [Value: [Value]] = [:]
+                    rows.reserveCapacity(saved.count)
+                    for (key, row) in zip(savedKeys, saved) where touched[key] == nil { rows[key] = row }
+                    untouched = rows
                 } else {
                     untouched = try store.fetchCommittedRows(query.entity, keys: savedKeys.filter { touched[$0] == nil })
                 }

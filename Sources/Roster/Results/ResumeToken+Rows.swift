@@ -44,15 +44,12 @@ extension ResumeToken {
         }
     }
 
-    /// The rows the token's window showed, by key, when it holds them and `entity` lays
-    /// them out as when they were saved.
-    func shownRows(laidOutAs entity: Entity) -> [Value: [Value]]? {
+    /// The rows the token's window showed, a row for each key of its sections in their
+    /// order, when it holds them and `entity` lays them out as when they were saved.
+    func shownRows(laidOutAs entity: Entity) -> [[Value]]? {
         guard let shownRows, entity.keyPaths == nil, shownRows.layout == Self.layout(of: entity),
               shownRows.width == entity.attributes.count, shownRows.keyIndex == entity.keyIndex else { return nil }
-        var byKey: [Value: [Value]] = [:]
-        byKey.reserveCapacity(shownRows.rows.count)
-        for row in shownRows.rows { byKey[row[shownRows.keyIndex]] = row }
-        return byKey
+        return shownRows.rows
     }
 
     /// An entity's attributes (name and type) and key, as a token compares them.
@@ -113,6 +110,9 @@ struct CompactValueReader {
     /// Whether every byte was read.
     var isAtEnd: Bool { offset == bytes.count }
 
+    /// How many bytes are left to read.
+    var remaining: Int { bytes.count - offset }
+
     mutating func value() -> Value? {
         guard offset < bytes.count, let tag = CompactValueWriter.Tag(rawValue: bytes[offset]) else { return nil }
         offset += 1
@@ -162,9 +162,16 @@ extension ResumeToken.ShownRows {
         return writer.bytes
     }
 
-    /// `count` rows of `width` values; nil when the bytes hold anything else.
+    /// `count` rows of `width` values, and nothing else; nil when the bytes hold anything else.
     static func rows(decoding bytes: [UInt8], count: Int, width: Int) -> [[Value]]? {
         var reader = CompactValueReader(bytes)
+        guard let rows = rows(reading: &reader, count: count, width: width), reader.isAtEnd else { return nil }
+        return rows
+    }
+
+    /// `count` rows of `width` values from where `reader` stands; nil when it meets
+    /// anything else.
+    static func rows(reading reader: inout CompactValueReader, count: Int, width: Int) -> [[Value]]? {
         var rows: [[Value]] = []
         rows.reserveCapacity(count)
         for _ in 0..<count {
@@ -176,7 +183,7 @@ extension ResumeToken.ShownRows {
             }
             rows.append(row)
         }
-        return reader.isAtEnd ? rows : nil
+        return rows
     }
 }
 
@@ -194,14 +201,21 @@ extension ResumeToken {
         return writer.bytes
     }
 
-    /// The sections `encode(_:)` wrote; nil when the bytes hold anything else.
+    /// The sections `encode(_:)` wrote, and nothing else; nil when the bytes hold anything else.
     static func sections(decoding bytes: [UInt8]) -> [ListSection<Value, Value>]? {
         var reader = CompactValueReader(bytes)
-        guard let count = reader.count(), count <= bytes.count else { return nil }
+        guard let sections = sections(reading: &reader), reader.isAtEnd else { return nil }
+        return sections
+    }
+
+    /// The sections `encode(_:)` wrote, from where `reader` stands; nil when it meets
+    /// anything else.
+    static func sections(reading reader: inout CompactValueReader) -> [ListSection<Value, Value>]? {
+        guard let count = reader.count(), count <= reader.remaining else { return nil }
         var sections: [ListSection<Value, Value>] = []
         sections.reserveCapacity(count)
         for _ in 0..<count {
-            guard let name = reader.value(), let size = reader.count(), size <= bytes.count else { return nil }
+            guard let name = reader.value(), let size = reader.count(), size <= reader.remaining else { return nil }
             var items: [Value] = []
             items.reserveCapacity(size)
             for _ in 0..<size {
@@ -210,6 +224,6 @@ extension ResumeToken {
             }
             sections.append(ListSection(id: name, items: items))
         }
-        return reader.isAtEnd ? sections : nil
+        return sections
     }
 }

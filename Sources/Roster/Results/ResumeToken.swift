@@ -61,25 +61,23 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What the text of a token starts with: `roster-token-2:`, whose sections (and rows)
-    /// are in a compact form inside the JSON; `roster-token-1:`, whose sections are JSON
+    /// follow its JSON in a compact form; `roster-token-1:`, whose sections are JSON
     /// arrays, written before 2026-11-30 and still read.
     private static let prefix = "roster-token-2:"
     private static let firstPrefix = "roster-token-1:"
 
-    /// The token as text, to store anywhere: `roster-token-2:` and base64 of JSON, whose
-    /// sections — and the window's rows, when it holds them — are base64 of a compact form
-    /// (``CompactValueWriter``) that reads a hundred times faster than JSON arrays.
+    /// The token as text, to store anywhere: `roster-token-2:`, base64 of JSON, `.` and
+    /// base64 of its body: the sections, then the window's rows when it holds them, in a
+    /// compact form (``CompactValueWriter``) that reads a hundred times faster than JSON.
     public var encoded: String {
-        var members: [String: Any] = [
-            "store": store, "request": request, "position": String(position),
-            "sections": Data(Self.encode(sections)).base64EncodedString(),
-        ]
+        var members: [String: Any] = ["store": store, "request": request, "position": String(position)]
+        var body = Self.encode(sections)
         if let firstRank { members["rank"] = String(firstRank) }
         if !isPlaced { members["unplaced"] = "1" }
         if !isLogged { members["unlogged"] = "1" }
         if let shownRows {
-            members["rows"] = [shownRows.layout, String(shownRows.width), String(shownRows.keyIndex),
-                               Data(shownRows.encodedValues).base64EncodedString(), shownRows.logEntry]
+            members["rows"] = [shownRows.layout, String(shownRows.width), String(shownRows.keyIndex), shownRows.logEntry]
+            body += shownRows.encodedValues
         }
         switch window {
         case nil: break
@@ -88,7 +86,7 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
         }
         // Every value is a string, an array or a dictionary: serialization cannot fail.
         let data = (try? JSONSerialization.data(withJSONObject: members, options: [.sortedKeys])) ?? Data()
-        return Self.prefix + data.base64EncodedString()
+        return Self.prefix + data.base64EncodedString() + "." + Data(body).base64EncodedString()
     }
 
     public var description: String { encoded }
@@ -102,7 +100,11 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
         guard encoded.hasPrefix(Self.prefix) || isFirstForm else {
             throw StoreError.invalidResumeToken("a resume token starts with '\(Self.prefix)'; this text starts with '\(encoded.prefix(16))'")
         }
-        guard let data = Data(base64Encoded: String(encoded.dropFirst(Self.prefix.count))),
+        // The first form is JSON alone; the second, JSON, a dot and the compact body.
+        let text = encoded.dropFirst(Self.prefix.count)
+        // (By its bytes: by characters, a walk over a long token costs more than its JSON.)
+        let dot = isFirstForm ? nil : text.utf8.firstIndex(of: UInt8(ascii: "."))
+        guard isFirstForm || dot != nil, let data = Data(base64Encoded: String(dot.map { text[..<$0] } ?? text)),
               let object = try? JSONSerialization.jsonObject(with: data), let members = object as? [String: Any] else {
             throw StoreError.invalidResumeToken("the resume token is damaged: its body is not base64 of a JSON object")
         }
@@ -122,10 +124,21 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
                 throw StoreError.invalidResumeToken("the resume token is damaged: its '\(mark)' mark is not \"1\"")
             }
         }
-        let sections = try isFirstForm ? Self.sections(json: members["sections"]) : Self.sections(compact: members["sections"])
+        let sections: [ListSection<Value, Value>]
+        var body: CompactValueReader?
+        if let dot {
+            guard let bytes = Data(base64Encoded: String(text[text.index(after: dot)...])) else {
+                throw StoreError.invalidResumeToken("the resume token is damaged: its body is not base64")
+            }
+            var reader = CompactValueReader(Array(bytes))
+            sections = try Self.checkedSections(reading: &reader)
+            body = reader
+        } else {
+            sections = try Self.sections(json: members["sections"])
+        }
         // What a live query shows never repeats a key or a section, nor holds an empty one.
-        var keys = Set<Value>()
-        var names = Set<Value>()
+        var keys = Set<Value>(minimumCapacity: sections.reduce(0) { $0 + $1.items.count })
+        var names = Set<Value>(minimumCapacity: sections.count)
         for section in sections {
             guard !section.items.isEmpty, names.insert(section.id).inserted else {
                 throw StoreError.invalidResumeToken("the resume token is damaged: a section is empty or repeated")
@@ -154,17 +167,22 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
             }
             do { try window?.validate() } catch { throw StoreError.invalidResumeToken("the resume token is damaged: \(error.description)") }
         }
+        var shownRows: ShownRows?
+        if let member = members["rows"] {
+            guard var reader = body else { throw StoreError.invalidResumeToken("the resume token is damaged: rows in a token of the first form") }
+            shownRows = try Self.shownRows(member, reading: &reader, keys: keys.count, in: sections)
+            body = reader
+        }
+        guard body?.isAtEnd ?? true else {
+            throw StoreError.invalidResumeToken("the resume token is damaged: its body holds more than its sections and rows")
+        }
         self.init(store: store, request: request, position: position, window: window, firstRank: firstRank, sections: sections,
-                  isPlaced: members["unplaced"] == nil, isLogged: members["unlogged"] == nil,
-                  shownRows: try members["rows"].map { try Self.shownRows($0, keys: keys.count, in: sections) })
+                  isPlaced: members["unplaced"] == nil, isLogged: members["unlogged"] == nil, shownRows: shownRows)
     }
 
-    /// The `sections` member of a `roster-token-2:` token: base64 of their compact form.
-    private static func sections(compact member: Any?) throws -> [ListSection<Value, Value>] {
-        guard let text = member as? String, let bytes = Data(base64Encoded: text) else {
-            throw StoreError.invalidResumeToken("the resume token is damaged: it lacks its sections")
-        }
-        guard let sections = Self.sections(decoding: Array(bytes)), !sections.contains(where: { $0.items.contains(where: \.isNull) }) else {
+    /// The sections at the start of a `roster-token-2:` token's body.
+    private static func checkedSections(reading body: inout CompactValueReader) throws -> [ListSection<Value, Value>] {
+        guard let sections = Self.sections(reading: &body), !sections.contains(where: { $0.items.contains(where: \.isNull) }) else {
             throw StoreError.invalidResumeToken("the resume token is damaged: its sections are not names and keys")
         }
         return sections
@@ -192,23 +210,24 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
         return sections
     }
 
-    /// The `rows` member: the layout, the width, the key's place, the rows' bytes — a row
-    /// for each key of `sections`, in order, each holding its key — and the log entry's
-    /// digest.
-    private static func shownRows(_ member: Any, keys count: Int, in sections: [ListSection<Value, Value>]) throws -> ShownRows {
-        guard let parts = member as? [String], parts.count == 5, let width = Int(parts[1]), let keyIndex = Int(parts[2]),
-              width > 0, (0..<width).contains(keyIndex), let data = Data(base64Encoded: parts[3]) else {
-            throw StoreError.invalidResumeToken("the resume token is damaged: its rows are not a layout, a width, a key's place, base64 and a digest")
+    /// The `rows` member — the layout, the width, the key's place and the log entry's
+    /// digest — and the rows that follow the sections in the body: a row for each key of
+    /// `sections`, in order, each holding its key.
+    private static func shownRows(_ member: Any, reading body: inout CompactValueReader, keys count: Int,
+                                  in sections: [ListSection<Value, Value>]) throws -> ShownRows {
+        guard let parts = member as? [String], parts.count == 4, let width = Int(parts[1]), let keyIndex = Int(parts[2]),
+              width > 0, (0..<width).contains(keyIndex) else {
+            throw StoreError.invalidResumeToken("the resume token is damaged: its rows are not a layout, a width, a key's place and a digest")
         }
         // Each value takes a byte at least: a width or a count beyond the bytes is damage.
         let values = count.multipliedReportingOverflow(by: width)
-        guard !values.overflow, values.partialValue <= data.count, let rows = ShownRows.rows(decoding: Array(data), count: count, width: width) else {
+        guard !values.overflow, values.partialValue <= body.remaining, let rows = ShownRows.rows(reading: &body, count: count, width: width) else {
             throw StoreError.invalidResumeToken("the resume token is damaged: its rows are not \(count) rows of \(width) values")
         }
         for (row, key) in zip(rows, sections.lazy.flatMap(\.items)) where row[keyIndex] != key {
             throw StoreError.invalidResumeToken("the resume token is damaged: the row it holds for key \(key) has key \(row[keyIndex])")
         }
-        return ShownRows(layout: parts[0], width: width, keyIndex: keyIndex, rows: rows, logEntry: parts[4])
+        return ShownRows(layout: parts[0], width: width, keyIndex: keyIndex, rows: rows, logEntry: parts[3])
     }
 
     /// A request as a token names it: entity, predicate, sort keys and section attribute.

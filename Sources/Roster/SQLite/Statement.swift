@@ -134,6 +134,11 @@ final class Statement {
     /// How many columns the statement's rows have (0 for a statement that reads none).
     var columnCount: Int { Int(sqlite3_column_count(handle)) }
 
+    /// The name of result column `index`, as SQLite gives it (for `SELECT *`, the table's).
+    func columnName(_ index: Int) -> String {
+        sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? ""
+    }
+
     /// The value of column `index` of the current row, typed as SQLite stores it
     /// (`.integer`, `.double`, `.string`, `.invalidUTF8` or `.null`; never `.bool` — see
     /// ``column(_:as:)``). Text is `.string` when it is valid UTF-8 and `.invalidUTF8`

@@ -29,16 +29,35 @@ extension SchemaCatalog {
 
     /// What `_roster_changes` has of the columns the change logs write: how many image
     /// columns (`old0` …), and whether it has ``changedMaskColumn``.
+    ///
+    /// Read from the columns of `SELECT *`, prepared and never stepped: a tenth of what
+    /// `pragma_table_info` costs to prepare, on every new connection's first watch.
+    /// (`pragma_table_info` still answers for a file without the table, which the
+    /// statement cannot be prepared on.)
     static func logColumns(on connection: Connection) throws(DatabaseError) -> ChangeLogColumns {
-        let statement = try connection.prepare("""
-            SELECT count(*) FILTER (WHERE name GLOB 'old[0-9]*'), count(*) FILTER (WHERE name = '\(changedMaskColumn)')
-            FROM pragma_table_info('_roster_changes', 'main')
-            """)
-        defer { statement.reset() }
-        guard try statement.step(), case let .integer(images) = statement.column(0), case let .integer(masks) = statement.column(1) else {
-            throw DatabaseError(code: .corrupt, message: "the columns of _roster_changes could not be read from pragma_table_info")
+        let columns: Statement
+        do {
+            columns = try connection.prepare("SELECT * FROM main._roster_changes")
+        } catch {
+            let statement = try connection.prepare("""
+                SELECT count(*) FILTER (WHERE name GLOB 'old[0-9]*'), count(*) FILTER (WHERE name = '\(changedMaskColumn)')
+                FROM pragma_table_info('_roster_changes', 'main')
+                """)
+            defer { statement.reset() }
+            guard try statement.step(), case let .integer(images) = statement.column(0), case let .integer(masks) = statement.column(1) else {
+                throw DatabaseError(code: .corrupt, message: "the columns of _roster_changes could not be read from pragma_table_info")
+            }
+            return ChangeLogColumns(images: Int(images), hasChangedMask: masks > 0)
         }
-        return ChangeLogColumns(images: Int(images), hasChangedMask: masks > 0)
+        var images = 0
+        var hasChangedMask = false
+        for index in 0..<columns.columnCount {
+            // As `GLOB 'old[0-9]*'` and `= 'changed'` match them.
+            let name = Array(columns.columnName(index).utf8)
+            if name.elementsEqual(changedMaskColumn.utf8) { hasChangedMask = true }
+            if name.count > 3, name.starts(with: "old".utf8), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(name[3]) { images += 1 }
+        }
+        return ChangeLogColumns(images: images, hasChangedMask: hasChangedMask)
     }
 
     /// The triggers that fill the change log of `entity` (replacing those of an older
