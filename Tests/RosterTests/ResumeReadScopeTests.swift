@@ -36,15 +36,20 @@ struct ResumeReadScopeTests {
         return (controller.snapshot, try controller.resumeToken())
     }
 
-    /// Resumes the window from `token` in `store`: it must equal a window opened fresh, and
-    /// its one group must turn `saved` into it. Returns the controller and the group.
-    func resume(_ store: Store, from token: ResumeToken, saved: [ListSection<Value, Value>]) throws -> (ResultsController, ChangeGroup<Value, Value>) {
+    /// Resumes the window from `token` in `store`: it must equal a window opened fresh,
+    /// values too, and its one group must turn `saved` into it; a resync it announces must
+    /// be `resync`. Returns the controller and the group.
+    @discardableResult
+    func resume(_ store: Store, from token: ResumeToken, saved: [ListSection<Value, Value>],
+                resync: ResyncReason? = nil) throws -> (ResultsController, ChangeGroup<Value, Value>) {
         let resumed = try ResultsController(store: store, request: ResumeTokenTests.request)
         let recorder = GroupRecorder()
         resumed.delegate = recorder
         try resumed.performFetch(resumingFrom: token)
         let (fresh, _) = try ResumeTokenTests().openController(store, window: .offset(10, length: 5))
         #expect(resumed.snapshot == fresh.snapshot)
+        #expect(try shownValues(resumed) == shownValues(fresh))
+        #expect(recorder.resyncs == (resync.map { [$0] } ?? []))
         let group = try #require(recorder.takeGroups().first)
         #expect(try group.apply(to: saved) == resumed.snapshot)
         return (resumed, group)
@@ -163,16 +168,8 @@ struct ResumeReadScopeTests {
         let restored = try ExternalConnection(path: file.path)
         for n in 35...39 { try restored.execute("UPDATE Msg SET text = 'new history' WHERE id = 'm\(n)'") }
         let store = try Store(path: file.path)
-        let resumed = try ResultsController(store: store, request: ResumeTokenTests.request)
-        let recorder = GroupRecorder()
-        resumed.delegate = recorder
-        try resumed.performFetch(resumingFrom: token)
-        #expect(recorder.resyncs == [.logPruned])
-        let group = try #require(recorder.takeGroups().first)
-        #expect(try group.apply(to: saved) == resumed.snapshot)
+        let (resumed, group) = try resume(store, from: token, saved: saved, resync: .logPruned)
         #expect(group.objectChanges.map(\.type) == Array(repeating: .update, count: 5))
-        let (fresh, _) = try ResumeTokenTests().openController(store, window: .offset(10, length: 5))
-        #expect(try shownValues(resumed) == shownValues(fresh))
         #expect(try resumed.fetchedObjects[1]["text"] == "t")
     }
 
@@ -188,6 +185,8 @@ struct ResumeReadScopeTests {
         try watcher.performFetch()
         let other = try ExternalConnection(path: file.path)
         try other.execute("DROP TRIGGER _roster_msg_update; UPDATE Msg SET text = 'unlogged' WHERE id = 'm12'")
+        // (No group: the write went unlogged, so nothing says it changed; the rows shown
+        // are the file's.)
         let resumed = try ResultsController(store: store, request: ResumeTokenTests.request)
         try resumed.performFetch(resumingFrom: token)
         let (fresh, _) = try ResumeTokenTests().openController(store, window: .offset(10, length: 5))
