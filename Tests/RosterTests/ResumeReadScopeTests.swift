@@ -167,9 +167,12 @@ struct ResumeReadScopeTests {
         try FileManager.default.copyItem(atPath: backup, toPath: file.path)
         let restored = try ExternalConnection(path: file.path)
         for n in 35...39 { try restored.execute("UPDATE Msg SET text = 'new history' WHERE id = 'm\(n)'") }
+        try restored.execute("DELETE FROM Msg WHERE id = 'm13'")
         let store = try Store(path: file.path)
         let (resumed, group) = try resume(store, from: token, saved: saved, resync: .logPruned)
-        #expect(group.objectChanges.map(\.type) == Array(repeating: .update, count: 5))
+        #expect(resumed.snapshot == sections([(.null, ["m11", "m12", "m14", "m15", "m16"])]))
+        #expect(group.objectChanges.filter { $0.type == .delete }.map(\.item) == ["m13"])
+        #expect(group.objectChanges.filter { $0.type == .update }.count == 4)
         #expect(try resumed.fetchedObjects[1]["text"] == "t")
     }
 

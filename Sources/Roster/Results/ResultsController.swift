@@ -259,12 +259,15 @@ public final class ResultsController: LiveQueryRequest {
                 // A token that keeps its rows keeps the digest of the log's entry at its
                 // position: another entry there is another history (a file put back from an
                 // older copy numbers its entries again), which cannot tell what changed since
-                // the token — a resync, as for a log pruned past it. No entry (pruned): the
-                // rows are read.
+                // the token — a resync, as for a log pruned past it (whose rows it holds
+                // none of: they are another history's). No entry (pruned): the rows are read.
                 var logIsWhole = false
                 if let shownRows = token.shownRows, changes.resync == nil, let digest = try store.storage.changeLogEntryDigest(at: token.position) {
                     logIsWhole = digest == shownRows.logEntry
-                    if !logIsWhole { changes.resync = .logPruned }
+                    if !logIsWhole {
+                        changes.resync = .logPruned
+                        changes.rowsByEntity = [:]
+                    }
                 }
                 let touched = try store.touchedRows(of: query.entity, in: changes)
                 // The rows the token's window showed that no commit since touched, as they
