@@ -488,12 +488,18 @@ final class ChangeTracker {
         return .read
     }
 
-    /// A digest of the log's entry `position`: each column that is not null, with its
-    /// place (a column added to the log later is null in older entries, and leaves their
-    /// digest as it was); of a batch, its length and first 256 bytes. Nil when there is no
-    /// such entry. See ``StorageBackend/changeLogEntryDigest(at:)``.
+    /// A digest of the log's entry `position`: its entity, key, mask, before-image and its
+    /// batch's length — each column that is not null, with its place (an image column added
+    /// to the log later is null in older entries, and leaves their digest as it was). Not a
+    /// batch's bytes, which a bulk commit makes megabytes long: `length()` reads none of them.
+    /// Nil when there is no such entry. See ``StorageBackend/changeLogEntryDigest(at:)``.
     func entryDigest(at position: Int64) throws(DatabaseError) -> String? {
-        let statement = try reader.prepare("SELECT * FROM _roster_changes WHERE seq = ?")
+        let columns = try SchemaCatalog.logColumns(on: reader)
+        let images = (0..<columns.images).map(SchemaCatalog.imageColumn).joined(separator: ", ")
+        let mask = columns.hasChangedMask ? SchemaCatalog.changedMaskColumn : "NULL"
+        let statement = try reader.prepare("""
+            SELECT entity, key, \(mask), length(batch)\(images.isEmpty ? "" : ", " + images) FROM _roster_changes WHERE seq = ?
+            """)
         try statement.bind([.integer(position)])
         defer { statement.reset() }
         guard try statement.step() else { return nil }
@@ -508,7 +514,7 @@ final class ChangeTracker {
             case SQLITE_TEXT, SQLITE_BLOB:
                 statement.withBytes(ofColumn: column) { bytes in
                     digest.combine(UInt64(bytes.count))
-                    digest.combine(UnsafeRawBufferPointer(rebasing: bytes.prefix(256)))
+                    digest.combine(bytes)
                 }
             default: break
             }
