@@ -167,6 +167,13 @@ extension ResultsController {
             updated[key] = now
         }
         if updated.isEmpty { return cold }
+        // The same keys in the same sections: only their rows change. (A sort that compares
+        // the section attribute without case may keep a row's place under another name.)
+        if updated.allSatisfy({ key, row in cold.rows[key].map(query.sectionName(of:)) == query.sectionName(of: row) }) {
+            var placed = cold
+            for (key, row) in updated { placed.rows[key] = row }
+            return placed
+        }
         var rows: [[Value]] = []
         rows.reserveCapacity(cold.keys.count)
         for key in cold.keys {
@@ -285,19 +292,21 @@ extension ResultsController {
     /// The window a resume token saved, placed again over the committed results as a
     /// delivery of every commit since the token would place it
     /// (``placeColdWindow(_:window:touched:exact:)``): from the rows it showed then — the
-    /// log's rows before for those a commit touched, `untouched` for the others — and the
-    /// rows the commits touched. It costs what changed and the window, not the offset
+    /// log's rows before for those a commit touched, `untouched` for the others (by place
+    /// in `keys`; a touched row's is not asked for) — and the rows the commits touched. It
+    /// costs what changed and the window, not the offset
     /// (``readColdWindow(_:query:)`` steps over the rows above an offset window). Read
     /// where it stands instead when the log does not reach back to the token, the token's
     /// rows are not the window's (``ResumeToken/isPlaced``), or the backend has no range
     /// reads.
-    func resumedColdWindow(_ window: ResultsWindow, token: ResumeToken, keys: [Value], untouched: [Value: [Value]],
+    func resumedColdWindow(_ window: ResultsWindow, token: ResumeToken, keys: [Value], untouched: (Int) -> [Value]?,
                            changes: CommittedChanges, touched: [Value: TouchedRow]) throws(StoreError) -> ColdWindow? {
         let query = self.query
         var rows: [[Value]] = []
         rows.reserveCapacity(keys.count)
-        for key in keys {
-            guard let row = touched[key].map({ $0.before }) ?? untouched[key], row.count == query.entity.attributes.count else { break }
+        for (index, key) in keys.enumerated() {
+            let then = touched.isEmpty ? untouched(index) : touched[key].map({ $0.before }) ?? untouched(index)
+            guard let row = then, row.count == query.entity.attributes.count else { break }
             rows.append(row)
         }
         let firstRank: Int?

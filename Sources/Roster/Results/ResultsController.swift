@@ -275,19 +275,22 @@ public final class ResultsController: LiveQueryRequest {
                 // change since (it names each of them it touched), else read.
                 let saved = mayTakeRows && logIsWhole && !changes.mustReread ? token.shownRows(laidOutAs: query.entity) : nil
                 if saved != nil, checksTracking { logIsWhole = try store.storage.findTracking(of: [query.entity]).isEmpty }
-                let untouched: [Value: [Value]]
+                // (By place in `savedKeys`; a touched row's is the log's, taken first.)
+                let untouched: (Int) -> [Value]?
                 if let saved, logIsWhole {
-                    var rows: [Value: [Value]] = [:]
-                    rows.reserveCapacity(saved.count)
-                    for (key, row) in zip(savedKeys, saved) where touched[key] == nil { rows[key] = row }
-                    untouched = rows
+                    untouched = { saved[$0] }
                 } else {
-                    untouched = try store.fetchCommittedRows(query.entity, keys: savedKeys.filter { touched[$0] == nil })
+                    let read = try store.fetchCommittedRows(query.entity, keys: savedKeys.filter { touched[$0] == nil })
+                    untouched = { read[savedKeys[$0]] }
                 }
                 let opened = try resumedColdWindow(window, token: token, keys: savedKeys, untouched: untouched, changes: changes, touched: touched)
-                // Rows that left the window untouched (others slid them out).
-                let kept = opened.map { Set($0.rows.keys) } ?? []
-                let departed = untouched.filter { !kept.contains($0.key) }
+                // Rows that left the window untouched (others slid them out): none when it
+                // shows the same keys.
+                var departed: [Value: [Value]] = [:]
+                if opened?.keys != savedKeys {
+                    let kept = opened.map { Set($0.rows.keys) } ?? []
+                    for (index, key) in savedKeys.enumerated() where !kept.contains(key) && touched[key] == nil { departed[key] = untouched(index) }
+                }
                 return (opened, changes, touched, departed, try store.fetchAggregates(query), store.storage.changeLogPosition)
             }
             if let opened {
