@@ -166,6 +166,28 @@ final class Connection {
         return sqlite3_column_int64(statement, 0)
     }
 
+    /// A value worked out from the schema, kept until `PRAGMA schema_version` changes: the
+    /// same value for the same schema, whatever reads it (a new store's first watch asks
+    /// for the change log's columns three times). One value per type.
+    ///
+    /// The version is read before `compute` runs, never after: a value read across a
+    /// schema change is kept under the version before it, which the next call finds gone.
+    /// Nothing is kept from inside a write transaction: its schema may roll back, and
+    /// another connection's next change could then take the same version number.
+    func schemaDerived<T>(_ compute: () throws(DatabaseError) -> T) throws(DatabaseError) -> T {
+        guard sqlite3_txn_state(handle, "main") != SQLITE_TXN_WRITE else { return try compute() }
+        let version = try schemaVersion()
+        let type = ObjectIdentifier(T.self)
+        if let kept = schemaDerivedValues.values[type], kept.version == version, let value = kept.value as? T { return value }
+        let value = try compute()
+        schemaDerivedValues.values[type] = (version, value)
+        return value
+    }
+
+    /// What ``schemaDerived(_:)`` keeps. Connections to the same file may share it (a
+    /// store's reader and writer do): the same schema version of one file is the same schema.
+    var schemaDerivedValues = SchemaDerivedValues()
+
     /// The statements of `sql`, to compile one at a time, refusing transaction control
     /// and ATTACH/DETACH.
     ///
@@ -331,4 +353,10 @@ extension String {
         while let last = text.last, last.isWhitespace || last == ";" { text.removeLast() }
         return String(text)
     }
+}
+
+/// The values ``Connection/schemaDerived(_:)`` keeps, by type, each with the schema
+/// version it was worked out from.
+final class SchemaDerivedValues {
+    fileprivate var values: [ObjectIdentifier: (version: Int64, value: Any)] = [:]
 }

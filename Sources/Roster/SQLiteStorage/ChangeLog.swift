@@ -33,8 +33,13 @@ extension SchemaCatalog {
     /// Read from the columns of `SELECT *`, prepared and never stepped: a tenth of what
     /// `pragma_table_info` costs to prepare, on every new connection's first watch.
     /// (`pragma_table_info` still answers for a file without the table, which the
-    /// statement cannot be prepared on.)
+    /// statement cannot be prepared on.) Read once for each schema version on a connection
+    /// (``Connection/schemaDerived(_:)``).
     static func logColumns(on connection: Connection) throws(DatabaseError) -> ChangeLogColumns {
+        try connection.schemaDerived { () throws(DatabaseError) in try readLogColumns(on: connection) }
+    }
+
+    private static func readLogColumns(on connection: Connection) throws(DatabaseError) -> ChangeLogColumns {
         let columns: Statement
         do {
             columns = try connection.prepare("SELECT * FROM main._roster_changes")

@@ -64,6 +64,8 @@ final class SQLiteStorage {
         do {
             reader = try Connection(path: path, readOnly: readOnly)
             reader.setBusyTimeout(milliseconds: 5_000)
+            // The same file: what one works out from a schema version holds for the other.
+            reader.schemaDerivedValues = writer.schemaDerivedValues
             tracker = try ChangeTracker(reader: reader, ownImages: capture?.images)
             knownSchemaVersion = try reader.schemaVersion()
         } catch {
