@@ -401,6 +401,8 @@ final class ChangeTracker {
         let attributes = entity.attributes
         // Columns: the key, its first entry, whether a before-image exists, the before-image, the row now.
         let afterOffset = 3 + attributes.count
+        // At most a key an entry (grown past that, for a range of many other entities').
+        rows.reserveCapacity(rows.count + Int(min(max(Self.span(from: first, to: last), 0), 4_096)))
         while try statement.step() {
             let key = statement.column(0, as: entity.key.type)
             let hadRow = statement.column(2) == .integer(1)
@@ -453,6 +455,8 @@ final class ChangeTracker {
         var read: [Value: Int64] = [:]
         let filter = KeyFilter(named)
         let keyType = entity.key.type
+        let most = Self.span(from: first, to: last) / 4 * 3
+        var isTooMany = false
         do {
             defer { entries.reset() }
             while try entries.step() {
@@ -460,14 +464,24 @@ final class ChangeTracker {
                     if batchesRead { continue }
                     return .batchFound
                 }
+                // Once too many, the entries after are only looked at for a batch.
+                if isTooMany { continue }
                 let mayMove = Self.mayHaveMoved(maskColumn: 2, of: entries, placing: placing)
                 if !mayMove, filter.surelyLacks(column: 1, of: entries, as: keyType) { continue }
                 let key = entries.column(1, as: keyType)
                 guard mayMove || named.contains(key) else { continue }
-                if read[key] == nil { read[key] = entries.integer(0) }
+                // A key's first entry kept, hashing the key once: a later one is put back.
+                if let earlier = read.updateValue(entries.integer(0), forKey: key) {
+                    read[key] = earlier
+                } else {
+                    isTooMany = Int64(read.count) > most
+                    if isTooMany && batchesRead { return .tooMany }
+                }
             }
         }
-        if Int64(read.count) > Self.span(from: first, to: last) / 4 * 3 { return .tooMany }
+        if isTooMany { return .tooMany }
+        // (Nothing to look up: a new store's resume prepares neither statement.)
+        guard !read.isEmpty else { return .read }
         let image = try imageStatement(for: entity)
         let lookup = try lookupStatement(for: entity)
         for (key, firstEntry) in read {
