@@ -30,7 +30,7 @@ extension SchemaCatalog {
     /// What `_roster_changes` has of the columns the change logs write: how many image
     /// columns (`old0` …), and whether it has ``changedMaskColumn``.
     ///
-    /// Read from the columns of `SELECT *`, prepared and never stepped: a tenth of what
+    /// Read from the columns of `SELECT * … LIMIT 0`, stepped once: a tenth of what
     /// `pragma_table_info` costs to prepare, on every new connection's first watch.
     /// (`pragma_table_info` still answers for a file without the table, which the
     /// statement cannot be prepared on.) Read once for each schema version on a connection
@@ -42,7 +42,7 @@ extension SchemaCatalog {
     private static func readLogColumns(on connection: Connection) throws(DatabaseError) -> ChangeLogColumns {
         let columns: Statement
         do {
-            columns = try connection.prepare("SELECT * FROM main._roster_changes")
+            columns = try connection.prepare("SELECT * FROM main._roster_changes LIMIT 0")
         } catch {
             let statement = try connection.prepare("""
                 SELECT count(*) FILTER (WHERE name GLOB 'old[0-9]*'), count(*) FILTER (WHERE name = '\(changedMaskColumn)')
@@ -54,6 +54,11 @@ extension SchemaCatalog {
             }
             return ChangeLogColumns(images: Int(images), hasChangedMask: masks > 0)
         }
+        // Stepped once (it reads no row): a statement is compiled against the schema the
+        // connection last loaded, which another connection may have changed since; its
+        // first step checks, and compiles it again against the file's schema.
+        _ = try columns.step()
+        columns.reset()
         var images = 0
         var hasChangedMask = false
         for index in 0..<columns.columnCount {
