@@ -225,7 +225,8 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
         guard !values.overflow, values.partialValue <= body.remaining, let rows = ShownRows.rows(reading: &body, count: count, width: width) else {
             throw StoreError.invalidResumeToken("the resume token is damaged: its rows are not \(count) rows of \(width) values")
         }
-        for (row, key) in zip(rows, sections.lazy.flatMap(\.items)) where row[keyIndex] != key {
+        // (A closure: a key path given to a lazy map is built at run time, each call.)
+        for (row, key) in zip(rows, sections.lazy.flatMap { $0.items }) where row[keyIndex] != key {
             throw StoreError.invalidResumeToken("the resume token is damaged: the row it holds for key \(key) has key \(row[keyIndex])")
         }
         return ShownRows(layout: parts[0], width: width, keyIndex: keyIndex, rows: rows, logEntry: parts[3])
