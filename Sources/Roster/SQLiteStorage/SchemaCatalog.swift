@@ -364,8 +364,9 @@ enum SchemaCatalog {
 
     /// The recorded entities whose names differ only in case from those of `entities`, by
     /// the name they clash with: for one entity, one search of `_roster_entities` (as a
-    /// store that defines entities one by one does); for a batch, one pass over it rather
-    /// than one per entity.
+    /// store that defines entities one by one does) — a walk of its index of names, which
+    /// `lower(name)` cannot seek: a page per 200 entities or so; for a batch, one pass over
+    /// it rather than one per entity.
     private static func recordedNames(differingInCaseFrom entities: [Entity], on connection: Connection) throws(DatabaseError) -> [String: String] {
         if let entity = entities.first, entities.count == 1 {
             let statement = try connection.prepare("SELECT name FROM _roster_entities WHERE lower(name) = lower(?) AND name <> ?")
