@@ -167,8 +167,8 @@ extension ResultsController {
             updated[key] = now
         }
         if updated.isEmpty { return cold }
-        // The same keys in the same sections: only their rows change. (A sort that compares
-        // the section attribute without case may keep a row's place under another name.)
+        // The same keys in the same sections: only their rows change. (Each section is
+        // checked, not assumed: values that sort equal need not be the same value.)
         if updated.allSatisfy({ key, row in cold.rows[key].map(query.sectionName(of:)) == query.sectionName(of: row) }) {
             var placed = cold
             for (key, row) in updated { placed.rows[key] = row }
