@@ -135,14 +135,14 @@ extension SQLiteStorage {
     ///   `STRICT`, when the caller read them in one pass for many entities
     ///   (``looseTableNames()``); nil reads this entity's table alone.
     func tableProblem(_ entity: Entity, looseTables: Set<String>? = nil) throws(DatabaseError) -> String? {
-        let statement = try reader.prepare("SELECT name, type, pk FROM pragma_table_info(?, 'main')")
-        try statement.bind([.string(entity.name)])
+        let statement = try SchemaCatalog.tableInfo(of: entity.name, on: reader)
+        defer { statement.reset() }
         var columns: [String: String] = [:]
         var primaryKey: [String] = []
         while try statement.step() {
-            guard case let .string(name) = statement.column(0), case let .string(type) = statement.column(1) else { continue }
+            guard case let .string(name) = statement.column(1), case let .string(type) = statement.column(2) else { continue }
             columns[name.lowercased()] = type.uppercased()
-            if case let .integer(position) = statement.column(2), position > 0 { primaryKey.append(name.lowercased()) }
+            if case let .integer(position) = statement.column(5), position > 0 { primaryKey.append(name.lowercased()) }
         }
         guard !columns.isEmpty else { return "its table '\(entity.name)' was dropped or renamed" }
         for attribute in entity.attributes {
@@ -163,9 +163,7 @@ extension SQLiteStorage {
         if let looseTables {
             isLoose = looseTables.contains(entity.name.lowercased())
         } else {
-            let strict = try reader.prepare("SELECT strict FROM pragma_table_list(?) WHERE schema = 'main'")
-            try strict.bind([.string(entity.name)])
-            isLoose = try strict.step() && strict.column(0) == .integer(0)
+            isLoose = try SchemaCatalog.isStrictTable(entity.name, on: reader) == false
         }
         return isLoose ? "its table is no longer STRICT, so its columns take values of any type" : nil
     }

@@ -316,9 +316,40 @@ enum SchemaCatalog {
     /// `sqlite_schema`, which has no index and grows with every entity: defining entities
     /// one after another would otherwise read the whole schema table once more each time.
     static func hasTable(named name: String, on connection: Connection) throws(DatabaseError) -> Bool {
-        let statement = try connection.prepare("SELECT 1 FROM pragma_table_info(?, 'main') LIMIT 1")
-        try statement.bind([.string(name)])
+        let statement = try tableInfo(of: name, on: connection)
+        defer { statement.reset() }
         return try statement.step()
+    }
+
+    /// The columns of the table `name` in `main`, one row each as `PRAGMA table_info` gives
+    /// them: `cid`, `name`, `type`, `notnull`, `dflt_value`, `pk`; no row when there is no
+    /// such table.
+    ///
+    /// The pragma itself for a name that is an identifier (as every entity's is): preparing
+    /// the `pragma_table_info` table costs five times as much, on every definition and every
+    /// new store's first watch. A pragma takes no bound value, so any other name is bound
+    /// to the table form.
+    static func tableInfo(of name: String, on connection: Connection) throws(DatabaseError) -> Statement {
+        if Identifier.isValid(name) { return try connection.prepare("PRAGMA main.table_info(\(Identifier.quoted(name)))") }
+        let statement = try connection.prepare("SELECT cid, name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?, 'main')")
+        try statement.bind([.string(name)])
+        return statement
+    }
+
+    /// Whether the table `name` in `main` is `STRICT`; nil when there is no such table. As
+    /// ``tableInfo(of:on:)``: the pragma itself for an identifier, a sixth of the table's cost.
+    static func isStrictTable(_ name: String, on connection: Connection) throws(DatabaseError) -> Bool? {
+        let statement: Statement
+        if Identifier.isValid(name) {
+            // Columns: schema, name, type, ncol, wr, strict.
+            statement = try connection.prepare("PRAGMA main.table_list(\(Identifier.quoted(name)))")
+        } else {
+            statement = try connection.prepare("SELECT schema, name, type, ncol, wr, strict FROM pragma_table_list(?) WHERE schema = 'main'")
+            try statement.bind([.string(name)])
+        }
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return statement.column(5) != .integer(0)
     }
 
     /// Creates the tables of new entities and records them, all in one transaction: one
