@@ -30,40 +30,24 @@ extension SchemaCatalog {
     /// What `_roster_changes` has of the columns the change logs write: how many image
     /// columns (`old0` …), and whether it has ``changedMaskColumn``.
     ///
-    /// Read from the columns of `SELECT * … LIMIT 0`, stepped once: a tenth of what
-    /// `pragma_table_info` costs to prepare, on every new connection's first watch.
-    /// (`pragma_table_info` still answers for a file without the table, which the
-    /// statement cannot be prepared on.) Read once for each schema version on a connection
+    /// Read by `PRAGMA table_info` (``tableInfo(of:on:)``), which reads the file's schema as
+    /// it is (a statement only prepared would be compiled against the schema the connection
+    /// last loaded, which another connection may have changed since), and answers for a
+    /// file without the table too; once for each schema version on a connection
     /// (``Connection/schemaDerived(_:)``).
     static func logColumns(on connection: Connection) throws(DatabaseError) -> ChangeLogColumns {
         try connection.schemaDerived { () throws(DatabaseError) in try readLogColumns(on: connection) }
     }
 
     private static func readLogColumns(on connection: Connection) throws(DatabaseError) -> ChangeLogColumns {
-        let columns: Statement
-        do {
-            columns = try connection.prepare("SELECT * FROM main._roster_changes LIMIT 0")
-        } catch {
-            let statement = try connection.prepare("""
-                SELECT count(*) FILTER (WHERE name GLOB 'old[0-9]*'), count(*) FILTER (WHERE name = '\(changedMaskColumn)')
-                FROM pragma_table_info('_roster_changes', 'main')
-                """)
-            defer { statement.reset() }
-            guard try statement.step(), case let .integer(images) = statement.column(0), case let .integer(masks) = statement.column(1) else {
-                throw DatabaseError(code: .corrupt, message: "the columns of _roster_changes could not be read from pragma_table_info")
-            }
-            return ChangeLogColumns(images: Int(images), hasChangedMask: masks > 0)
-        }
-        // Stepped once (it reads no row): a statement is compiled against the schema the
-        // connection last loaded, which another connection may have changed since; its
-        // first step checks, and compiles it again against the file's schema.
-        _ = try columns.step()
-        columns.reset()
+        let columns = try tableInfo(of: "_roster_changes", on: connection)
+        defer { columns.reset() }
         var images = 0
         var hasChangedMask = false
-        for index in 0..<columns.columnCount {
+        while try columns.step() {
+            guard case let .string(text) = columns.column(1) else { continue }
             // As `GLOB 'old[0-9]*'` and `= 'changed'` match them.
-            let name = Array(columns.columnName(index).utf8)
+            let name = Array(text.utf8)
             if name.elementsEqual(changedMaskColumn.utf8) { hasChangedMask = true }
             if name.count > 3, name.starts(with: "old".utf8), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(name[3]) { images += 1 }
         }
