@@ -46,9 +46,13 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
     /// (a window opened cold saves them): a resume then reads only the rows the log names
     /// since. Nil: a resume reads the rows `sections` name.
     let shownRows: ShownRows?
+    /// Every key `sections` name: the rows a resume reads whatever the log says of them
+    /// (``RowReadScope``). Kept from the check that no key repeats, when the token is read
+    /// from its text.
+    let shownKeys: Set<Value>
 
     init(store: String, request: String, position: Int64, window: ResultsWindow?, firstRank: Int?, sections: [ListSection<Value, Value>],
-         isPlaced: Bool = true, isLogged: Bool = true, shownRows: ShownRows? = nil) {
+         isPlaced: Bool = true, isLogged: Bool = true, shownRows: ShownRows? = nil, shownKeys: Set<Value>? = nil) {
         self.store = store
         self.request = request
         self.position = position
@@ -58,6 +62,7 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
         self.isPlaced = isPlaced
         self.isLogged = isLogged
         self.shownRows = shownRows
+        self.shownKeys = shownKeys ?? Set(sections.flatMap { $0.items })
     }
 
     /// What the text of a token starts with: `roster-token-2:`, whose sections (and rows)
@@ -178,7 +183,7 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
             throw StoreError.invalidResumeToken("the resume token is damaged: its body holds more than its sections and rows")
         }
         self.init(store: store, request: request, position: position, window: window, firstRank: firstRank, sections: sections,
-                  isPlaced: members["unplaced"] == nil, isLogged: members["unlogged"] == nil, shownRows: shownRows)
+                  isPlaced: members["unplaced"] == nil, isLogged: members["unlogged"] == nil, shownRows: shownRows, shownKeys: keys)
     }
 
     /// The sections at the start of a `roster-token-2:` token's body.

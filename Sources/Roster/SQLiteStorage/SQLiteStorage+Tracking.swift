@@ -37,11 +37,15 @@ extension SQLiteStorage {
     }
 
     func storeIdentifier() throws(StoreError) -> String {
+        // The file's, set once when a writer first opened it: read once. (A file replaced
+        // under the store is another file, which the store stops reading: ``hasMoved``.)
+        if let knownStoreIdentifier { return knownStoreIdentifier }
         do throws(DatabaseError) {
             let statement = try reader.prepare("SELECT value FROM _roster_meta WHERE name = 'store_id'")
             guard try statement.step(), case let .string(identifier) = statement.column(0), !identifier.isEmpty else {
                 throw DatabaseError(code: .error, message: "the file holds no store identifier (_roster_meta.store_id); open it once for writing to give it one")
             }
+            knownStoreIdentifier = identifier
             return identifier
         } catch {
             throw .database(error)

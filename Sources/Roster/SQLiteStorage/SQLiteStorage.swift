@@ -40,6 +40,8 @@ final class SQLiteStorage {
     /// Compiled statements of the reader by SQL text, for the reads each delivery repeats
     /// (rows by key, objects that refer to a changed one); at most 64, emptied when full.
     private var readerStatements: [String: Statement] = [:]
+    /// The file's store identifier, once read (``storeIdentifier()``).
+    var knownStoreIdentifier: String?
 
     /// Opens or creates the file (creates or upgrades the store's own tables in it, unless
     /// read-only).
