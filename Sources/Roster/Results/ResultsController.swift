@@ -254,7 +254,7 @@ public final class ResultsController: LiveQueryRequest {
                 // differently: a row that only changed what places no row kept its place
                 // outside the window, and is not read (RowReadScope).
                 let savedKeys = token.sections.flatMap(\.items)
-                let scope = RowReadScope(placingAttributes: query.placingAttributes, keys: token.shownKeys)
+                let scope = RowReadScope(placingAttributes: query.placingAttributes, keys: token.shownKeys ?? Set(savedKeys))
                 var changes = try Self.changes(since: token, observedBy: query.entity, in: store, readingRows: scope)
                 // A token that keeps its rows keeps the digest of the log's entry at its
                 // position: another entry there is another history (a file put back from an

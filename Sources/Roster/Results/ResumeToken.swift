@@ -46,10 +46,11 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
     /// (a window opened cold saves them): a resume then reads only the rows the log names
     /// since. Nil: a resume reads the rows `sections` name.
     let shownRows: ShownRows?
-    /// Every key `sections` name: the rows a resume reads whatever the log says of them
-    /// (``RowReadScope``). Kept from the check that no key repeats, when the token is read
-    /// from its text.
-    let shownKeys: Set<Value>
+    /// Every key `sections` name, for a token that keeps its rows (a window's, so few): the
+    /// rows a resume reads whatever the log says of them (``RowReadScope``), kept from the
+    /// check that no key repeats when the token is read from its text. Nil otherwise: a
+    /// token of whole results would hold a set of every row's key.
+    let shownKeys: Set<Value>?
 
     init(store: String, request: String, position: Int64, window: ResultsWindow?, firstRank: Int?, sections: [ListSection<Value, Value>],
          isPlaced: Bool = true, isLogged: Bool = true, shownRows: ShownRows? = nil, shownKeys: Set<Value>? = nil) {
@@ -62,7 +63,7 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
         self.isPlaced = isPlaced
         self.isLogged = isLogged
         self.shownRows = shownRows
-        self.shownKeys = shownKeys ?? Set(sections.flatMap { $0.items })
+        self.shownKeys = shownRows == nil ? nil : shownKeys ?? Set(sections.flatMap { $0.items })
     }
 
     /// What the text of a token starts with: `roster-token-2:`, whose sections (and rows)
