@@ -50,13 +50,16 @@ extension SchemaCatalog {
         throws(DatabaseError) -> [(entity: Entity, table: String, sequence: String)] {
         let sequence = format == 2 ? "seq" : "_roster_seq"
         var tables: [(entity: Entity, table: String, sequence: String)] = []
-        let key = try connection.prepare("SELECT 1 FROM pragma_table_info(?, 'main') WHERE name = ? AND pk = 1")
         for entity in entities {
             let name = "_roster_before_\(entity.name)"
             guard try hasTable(named: name, on: connection) else { continue }
-            try key.bind([.string(name), .string(sequence)])
-            defer { key.reset() }
-            guard try key.step() else {
+            let columns = try tableInfo(of: name, on: connection)
+            defer { columns.reset() }
+            var hasKey = false
+            while try columns.step() {
+                if columns.column(1) == .string(sequence) && columns.column(5) == .integer(1) { hasKey = true }
+            }
+            guard hasKey else {
                 throw DatabaseError(code: .cantOpen, message: "cannot upgrade the change log of entity \(entity.name) from format \(format): its table of before-images \(name) has no key column '\(sequence)', as that format made it; nothing was changed")
             }
             tables.append((entity, Identifier.quoted(name), sequence))

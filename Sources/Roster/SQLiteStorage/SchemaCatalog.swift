@@ -139,8 +139,12 @@ enum SchemaCatalog {
 
     /// Whether `_roster_changes` has the column `batch` (format 6 and later).
     static func hasBatchColumn(on connection: Connection) throws(DatabaseError) -> Bool {
-        let statement = try connection.prepare("SELECT 1 FROM pragma_table_info('_roster_changes', 'main') WHERE name = 'batch'")
-        return try statement.step()
+        let columns = try tableInfo(of: "_roster_changes", on: connection)
+        defer { columns.reset() }
+        while try columns.step() {
+            if columns.column(1) == .string("batch") { return true }
+        }
+        return false
     }
 
     /// The log format of the file, when it is older than ``logFormat`` (1 when none is
