@@ -86,6 +86,15 @@ final class Statement {
         return try body(UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : count))
     }
 
+    /// Calls `body` with column `index` of the current row as SQLite holds it (valid only
+    /// during the call): one look-up of the column for its storage class and its bytes or
+    /// number, where each `sqlite3_column_` call looks it up again. Its reads
+    /// (`sqlite3_value_type`, `_text`, `_bytes`, `_int64`) are safe: the connection is used
+    /// by one thread at a time (``Connection`` opens it `SQLITE_OPEN_NOMUTEX`).
+    func withValue<T>(ofColumn index: Int, _ body: (OpaquePointer) -> T) -> T? {
+        sqlite3_column_value(handle, Int32(index)).map(body)
+    }
+
     /// SQLite's storage class of column `index` of the current row (`SQLITE_TEXT`, …).
     func storageClass(_ index: Int) -> Int32 {
         sqlite3_column_type(handle, Int32(index))
@@ -100,14 +109,6 @@ final class Statement {
     /// Column `index` as SQLite converts it to a double.
     func real(_ index: Int) -> Double {
         sqlite3_column_double(handle, Int32(index))
-    }
-
-    /// Calls `body` with the bytes of column `index` read as text (valid only during the
-    /// call), without building a value.
-    func withText<T>(ofColumn index: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {
-        let column = Int32(index)
-        guard let start = sqlite3_column_text(handle, column) else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-        return body(UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(handle, column))))
     }
 
     /// Advances to the next row: true when a row is available, false when the statement is done.

@@ -231,7 +231,7 @@ extension SchemaCatalog {
 
 /// What `_roster_changes` has of the columns the change logs write
 /// (``SchemaCatalog/logColumns(on:)``).
-struct ChangeLogColumns {
+struct ChangeLogColumns: Equatable {
     /// How many image columns (`old0` …).
     let images: Int
     /// Whether it has ``SchemaCatalog/changedMaskColumn``.

@@ -22,8 +22,8 @@ final class ChangeTracker {
     private var rowStatements: [String: Statement] = [:]
     /// ``scopedEntryStatement(for:)`` by entity name.
     private var scopedEntryStatements: [String: Statement] = [:]
-    /// ``imageStatement(for:)`` by entity name.
-    private var imageStatements: [String: Statement] = [:]
+    /// ``entryStatement()``, with the log's columns it reads.
+    private var compiledEntryStatement: (statement: Statement, columns: ChangeLogColumns)?
     private var lookupStatements: [String: Statement] = [:]
     private var batches: Statement?
     private let maxStatement: Statement
@@ -482,14 +482,16 @@ final class ChangeTracker {
         if isTooMany { return .tooMany }
         // (Nothing to look up: a new store's resume prepares neither statement.)
         guard !read.isEmpty else { return .read }
-        let image = try imageStatement(for: entity)
+        let image = try entryStatement(imagesOf: entity)
         let lookup = try lookupStatement(for: entity)
         for (key, firstEntry) in read {
             try image.bind([.integer(firstEntry)])
             var before: [Value]?
             do {
                 defer { image.reset() }
-                if try image.step(), !image.column(entity.keyIndex).isNull { before = Self.row(of: entity, from: image, startingAt: 0) }
+                if try image.step(), !image.column(Self.entryImagesColumn + entity.keyIndex).isNull {
+                    before = Self.row(of: entity, from: image, startingAt: Self.entryImagesColumn)
+                }
             }
             try lookup.bind([key])
             var after: [Value]?
@@ -508,12 +510,7 @@ final class ChangeTracker {
     /// batch's bytes, which a bulk commit makes megabytes long: `length()` reads none of them.
     /// Nil when there is no such entry. See ``StorageBackend/changeLogEntryDigest(at:)``.
     func entryDigest(at position: Int64) throws(DatabaseError) -> String? {
-        let columns = try SchemaCatalog.logColumns(on: reader)
-        let images = (0..<columns.images).map(SchemaCatalog.imageColumn).joined(separator: ", ")
-        let mask = columns.hasChangedMask ? SchemaCatalog.changedMaskColumn : "NULL"
-        let statement = try reader.prepare("""
-            SELECT entity, key, \(mask), length(batch)\(images.isEmpty ? "" : ", " + images) FROM _roster_changes WHERE seq = ?
-            """)
+        let statement = try entryStatement().statement
         try statement.bind([.integer(position)])
         defer { statement.reset() }
         guard try statement.step() else { return nil }
@@ -541,14 +538,15 @@ final class ChangeTracker {
     /// zero, with none of the `placing` bits. No mask (an insert, a delete, a replace, an
     /// older trigger), text, a blob or a fraction: it may have.
     static func mayHaveMoved(maskColumn index: Int, of statement: Statement, placing: Int64) -> Bool {
-        let mask: Int64
-        switch statement.storageClass(index) {
-        case SQLITE_INTEGER: mask = statement.integer(index)
-        case SQLITE_FLOAT:
-            guard let whole = Int64(exactly: statement.real(index)) else { return true }
-            mask = whole
-        default: return true
+        // (One look-up of the column: a scan of the log calls this for each entry.)
+        let mask = statement.withValue(ofColumn: index) { value -> Int64? in
+            switch sqlite3_value_type(value) {
+            case SQLITE_INTEGER: sqlite3_value_int64(value)
+            case SQLITE_FLOAT: Int64(exactly: sqlite3_value_double(value))
+            default: nil
+            }
         }
+        guard let mask = mask ?? nil else { return true }
         return mask == 0 || mask & placing != 0
     }
 
@@ -580,7 +578,7 @@ final class ChangeTracker {
     func forgetStatements() {
         rowStatements = [:]
         scopedEntryStatements = [:]
-        imageStatements = [:]
+        compiledEntryStatement = nil
         lookupStatements = [:]
         batches = nil
     }
@@ -599,11 +597,35 @@ final class ChangeTracker {
     }
 
     /// The before-image an entry of the log holds (all null when it holds none).
-    private func imageStatement(for entity: Entity) throws(DatabaseError) -> Statement {
-        if let statement = imageStatements[entity.name] { return statement }
-        let images = entity.attributes.indices.map(SchemaCatalog.imageColumn).joined(separator: ", ")
-        let statement = try reader.prepare("SELECT \(images) FROM _roster_changes WHERE seq = ?")
-        imageStatements[entity.name] = statement
+    /// Where ``entryStatement()``'s image columns start.
+    private static let entryImagesColumn = 4
+
+    /// The statement that reads one log entry by its number: its entity, key, mask and
+    /// batch's length, then every image column from ``entryImagesColumn`` on.
+    /// ``entryDigest(at:)`` reads it whole, a scoped read an entity's images; one statement,
+    /// compiled once for both. Compiled again when the log's columns change (another
+    /// process's tracking may add image columns).
+    private func entryStatement() throws(DatabaseError) -> (statement: Statement, columns: ChangeLogColumns) {
+        let columns = try SchemaCatalog.logColumns(on: reader)
+        if let compiled = compiledEntryStatement, compiled.columns == columns { return compiled }
+        let images = (0..<columns.images).map(SchemaCatalog.imageColumn).joined(separator: ", ")
+        let mask = columns.hasChangedMask ? SchemaCatalog.changedMaskColumn : "NULL"
+        let statement = try reader.prepare("""
+            SELECT entity, key, \(mask), length(batch)\(images.isEmpty ? "" : ", " + images) FROM _roster_changes WHERE seq = ?
+            """)
+        compiledEntryStatement = (statement, columns)
+        return (statement, columns)
+    }
+
+    /// ``entryStatement()``, to read an entity's images.
+    ///
+    /// - Throws: a ``DatabaseError`` when the log has fewer image columns than the entity
+    ///   has attributes (another program dropped some): its entries cannot hold its rows.
+    private func entryStatement(imagesOf entity: Entity) throws(DatabaseError) -> Statement {
+        let (statement, columns) = try entryStatement()
+        guard columns.images >= entity.attributes.count else {
+            throw DatabaseError(code: .error, message: "the change log (_roster_changes) has \(columns.images) image columns, fewer than the \(entity.attributes.count) attributes of \(entity.name): another program dropped some, and its entries cannot hold a row of \(entity.name)")
+        }
         return statement
     }
 

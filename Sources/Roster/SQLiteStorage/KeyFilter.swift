@@ -32,12 +32,17 @@ struct KeyFilter {
     /// Whether column `index` of the statement's row, read as a key of `type`, is surely
     /// none of the keys.
     func surelyLacks(column index: Int, of statement: Statement, as type: AttributeType) -> Bool {
-        let hash: UInt64
-        switch (statement.storageClass(index), type) {
-        case (SQLITE_TEXT, .string): hash = statement.withText(ofColumn: index, Self.hash)
-        case (SQLITE_INTEGER, .integer): hash = Self.hash(statement.integer(index))
-        default: return false
+        // (One look-up of the column: a scan of the log calls this for each entry.)
+        let found = statement.withValue(ofColumn: index) { value -> UInt64? in
+            switch (sqlite3_value_type(value), type) {
+            case (SQLITE_TEXT, .string):
+                guard let start = sqlite3_value_text(value) else { return Self.hash(UnsafeRawBufferPointer(start: nil, count: 0)) }
+                return Self.hash(UnsafeRawBufferPointer(start: start, count: Int(sqlite3_value_bytes(value))))
+            case (SQLITE_INTEGER, .integer): return Self.hash(sqlite3_value_int64(value))
+            default: return nil
+            }
         }
+        guard let hash = found ?? nil else { return false }
         var slot = Int(truncatingIfNeeded: hash) & mask
         while slots[slot] != 0 {
             if slots[slot] == hash { return false }
