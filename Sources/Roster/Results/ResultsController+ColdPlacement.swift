@@ -289,11 +289,15 @@ extension ResultsController {
 }
 
 extension ResultsController {
+    /// Up to how many touched rows ``resumedColdWindow(_:token:keys:untouched:changes:touched:)``
+    /// finds in the window by a scan of its keys rather than a look-up of each key.
+    private static var touchedRowsFoundByScan: Int { 8 }
+
     /// The window a resume token saved, placed again over the committed results as a
     /// delivery of every commit since the token would place it
     /// (``placeColdWindow(_:window:touched:exact:)``): from the rows it showed then — the
     /// log's rows before for those a commit touched, `untouched` for the others (by place
-    /// in `keys`; a touched row's is not asked for) — and the rows the commits touched. It
+    /// in `keys`; what it says of a touched row is not used) — and the rows the commits touched. It
     /// costs what changed and the window, not the offset
     /// (``readColdWindow(_:query:)`` steps over the rows above an offset window). Read
     /// where it stands instead when the log does not reach back to the token, the token's
@@ -302,11 +306,23 @@ extension ResultsController {
     func resumedColdWindow(_ window: ResultsWindow, token: ResumeToken, keys: [Value], untouched: (Int) -> [Value]?,
                            changes: CommittedChanges, touched: [Value: TouchedRow]) throws(StoreError) -> ColdWindow? {
         let query = self.query
+        // Each row as it stood at the token: a touched one's from the log (its image), the
+        // others' as `untouched` has them. A few touched rows (a resume after edits that
+        // placed none) are found by a scan of the keys, which costs less than hashing each.
+        var then = keys.indices.map(untouched)
+        if touched.count <= Self.touchedRowsFoundByScan {
+            for (key, row) in touched {
+                if let index = keys.firstIndex(of: key) { then[index] = row.before }
+            }
+        } else {
+            for (index, key) in keys.enumerated() {
+                if let row = touched[key] { then[index] = row.before }
+            }
+        }
         var rows: [[Value]] = []
         rows.reserveCapacity(keys.count)
-        for (index, key) in keys.enumerated() {
-            let then = touched.isEmpty ? untouched(index) : touched[key].map({ $0.before }) ?? untouched(index)
-            guard let row = then, row.count == query.entity.attributes.count else { break }
+        for row in then {
+            guard let row, row.count == query.entity.attributes.count else { break }
             rows.append(row)
         }
         let firstRank: Int?
