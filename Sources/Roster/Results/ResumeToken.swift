@@ -111,8 +111,7 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
         let text = encoded.dropFirst(Self.prefix.count)
         // (By its bytes: by characters, a walk over a long token costs more than its JSON.)
         let dot = isFirstForm ? nil : text.utf8.firstIndex(of: UInt8(ascii: "."))
-        guard isFirstForm || dot != nil, let data = Data(base64Encoded: String(dot.map { text[..<$0] } ?? text)),
-              let object = try? JSONSerialization.jsonObject(with: data), let members = object as? [String: Any] else {
+        guard isFirstForm || dot != nil, let members = Self.head(dot.map { text[..<$0] } ?? text) else {
             throw StoreError.invalidResumeToken("the resume token is damaged: its body is not base64 of a JSON object")
         }
         guard let store = members["store"] as? String, let request = members["request"] as? String,
@@ -134,7 +133,8 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
         let sections: [ListSection<Value, Value>]
         var body: CompactValueReader?
         if let dot {
-            guard let bytes = Data(base64Encoded: String(text[text.index(after: dot)...])) else {
+            let encodedBody = text[text.index(after: dot)...]
+            guard let bytes = Data(base64Encoded: String(encodedBody)) else {
                 throw StoreError.invalidResumeToken("the resume token is damaged: its body is not base64")
             }
             var reader = CompactValueReader(Array(bytes))
@@ -185,6 +185,14 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
         }
         self.init(store: store, request: request, position: position, window: window, firstRank: firstRank, sections: sections,
                   isPlaced: members["unplaced"] == nil, isLogged: members["unlogged"] == nil, shownRows: shownRows, shownKeys: keys)
+    }
+
+    /// The JSON object of a token's head, from its base64 text: read by ``TokenText``, or
+    /// by Foundation's JSON when that reads none (text that this Roster does not write).
+    private static func head(_ encoded: Substring) -> [String: Any]? {
+        guard let data = Data(base64Encoded: String(encoded)) else { return nil }
+        if let members = TokenText.head(Array(data)) { return members }
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
     }
 
     /// The sections at the start of a `roster-token-2:` token's body.
