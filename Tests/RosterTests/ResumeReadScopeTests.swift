@@ -279,10 +279,14 @@ struct ResumeReadScopeTests {
             position = try store.readingAtCursor(observing: ["Msg"]) { () throws(StoreError) in store.storage.changeLogPosition }
         }
         let other = try ExternalConnection(path: file.path)
-        // Another program rewrites the masks of four updates of `text`: as text, as zero, as
-        // a fraction, and as the same bits in a whole real.
+        // Another program rewrites the masks of five updates of `text`: as text, as zero, as
+        // a fraction, as the same bits in a whole real, and as -1 (every bit, the mask a
+        // batch reads with); and logs an entry with neither a key nor a batch. (m36…m39's
+        // updates keep the keys read below three in four: else every key is read.)
         try other.execute("""
-            UPDATE Msg SET text = 'a' WHERE id IN ('m30', 'm31', 'm32', 'm33', 'm34');
+            UPDATE Msg SET text = 'a' WHERE id BETWEEN 'm30' AND 'm39';
+            UPDATE _roster_changes SET changed = -1 WHERE key = 'm35' AND seq > \(position);
+            INSERT INTO _roster_changes(entity, key, batch) VALUES ('Msg', NULL, NULL);
             UPDATE _roster_changes SET changed = 'n' WHERE key = 'm30' AND seq > \(position);
             UPDATE _roster_changes SET changed = 0 WHERE key = 'm31' AND seq > \(position);
             UPDATE _roster_changes SET changed = 4.5 WHERE key = 'm33' AND seq > \(position);
@@ -293,9 +297,11 @@ struct ResumeReadScopeTests {
         let changes = try store.readingAtCursor(observing: ["Msg"]) { () throws(StoreError) in
             try store.changes(observedBy: entity, since: position, readingRows: RowReadScope(placingAttributes: [0, 1], keys: []))
         }
-        // m32's and m34's masks say `text` alone (4.0 is the whole number 4): unread; the
-        // others say nothing a trigger writes: read.
-        #expect(Set(changes.rowsByEntity["Msg"]?.keys ?? [:].keys) == ["m30", "m31", "m33"])
+        // m32's and m34's masks say `text` alone (4.0 is the whole number 4), as m36…m39's
+        // do: unread; the others say nothing a trigger writes, or every bit: read. The entry
+        // without a key or a batch is no row's.
+        #expect(Set(changes.rowsByEntity["Msg"]?.keys ?? [:].keys) == ["m30", "m31", "m33", "m35"])
+        #expect(changes.resync == nil)
     }
 
     @Test func aReadOnlyStoreResumesOnTriggersWrittenBeforeTheMask() throws {
