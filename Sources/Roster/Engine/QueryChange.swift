@@ -36,7 +36,11 @@ extension QueryChange {
                            relevance: AttributeRelevance?, resync: ResyncReason?, entity: Entity,
                            rowNow: (Value) -> [Value]?) -> (change: QueryChange?, start: [ListSection<Value, Value>]) {
         let edited = AttributeRelevance.separatingSilent(touched, for: relevance).applied
-        return diff(from: saved, to: now, resync: resync, isUpdated: { resync != nil || (edited[$0]?.isChanged ?? false) },
+        // The diff asks of every shown key; a few changed keys (a resume after edits that
+        // placed nothing) are found by a scan, which costs less than hashing each key.
+        let changedKeys = edited.count <= 8 ? edited.compactMap { $0.value.isChanged ? $0.key : nil } : nil
+        let isChanged: (Value) -> Bool = changedKeys.map { keys in { keys.contains($0) } } ?? { edited[$0]?.isChanged ?? false }
+        return diff(from: saved, to: now, resync: resync, isUpdated: { resync != nil || isChanged($0) },
                     removedRow: { key in
                         touched[key]?.before ?? rowNow(key) ?? entity.attributes.indices.map { $0 == entity.keyIndex ? key : .null }
                     })
