@@ -26,6 +26,9 @@ import Roster
 /// - after every commit the window must equal the re-fetched slice (`mismatches`).
 enum WindowScenario {
     static let length = 100
+    /// How many resumes of each kind (edits that place no row, edits that re-sort) a run
+    /// times: each resume figure is their median.
+    static let resumeRounds = 5
 
     static let table = TextTable(labels: 2, [
         ("N", 9), ("what", 22), ("Roster ms", 32), ("window re-fetch ms", 32), ("re-fetch/Roster", 15),
@@ -117,9 +120,10 @@ enum WindowScenario {
         var resortingFloor = Durations()
         var sqliteFloor = Durations()
         var resortingSQLiteFloor = Durations()
-        // Three rounds of edits that place no row (titles), then three that re-sort (ranks).
-        for round in 0..<6 {
-            let resorting = round >= 3
+        // Five rounds of edits that place no row (titles), then five that re-sort (ranks):
+        // each figure is the median of five resumes.
+        for round in 0..<(2 * Self.resumeRounds) {
+            let resorting = round >= Self.resumeRounds
             let token = try controller.resumeToken()
             // What the app saves, and reads back on its next launch (timed with the resume).
             let savedText = token.encoded
