@@ -297,8 +297,8 @@ extension ResultsController {
     /// delivery of every commit since the token would place it
     /// (``placeColdWindow(_:window:touched:exact:)``): from the rows it showed then — the
     /// log's rows before for those a commit touched, `untouched` for the others (by place
-    /// in `keys`; what it says of a touched row is not used) — and the rows the commits touched. It
-    /// costs what changed and the window, not the offset
+    /// in `keys`; what it says of a touched row is not used) — and the rows the commits
+    /// touched. It costs what changed and the window, not the offset
     /// (``readColdWindow(_:query:)`` steps over the rows above an offset window). Read
     /// where it stands instead when the log does not reach back to the token, the token's
     /// rows are not the window's (``ResumeToken/isPlaced``), or the backend has no range

@@ -133,8 +133,7 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
         let sections: [ListSection<Value, Value>]
         var body: CompactValueReader?
         if let dot {
-            let encodedBody = text[text.index(after: dot)...]
-            guard let bytes = Data(base64Encoded: String(encodedBody)) else {
+            guard let bytes = Data(base64Encoded: String(text[text.index(after: dot)...])) else {
                 throw StoreError.invalidResumeToken("the resume token is damaged: its body is not base64")
             }
             var reader = CompactValueReader(Array(bytes))

@@ -606,7 +606,6 @@ final class ChangeTracker {
         return statement
     }
 
-    /// The before-image an entry of the log holds (all null when it holds none).
     /// Where ``entryStatement()``'s image columns start.
     private static let entryImagesColumn = 4
 
