@@ -81,6 +81,14 @@ struct TokenTextTests {
         #expect(readFast > 0 && refused > 0)
     }
 
+    @Test(arguments: ["\\ud834 \\udd1e", "\\ud834\n\\udd1e", "\\ud834", "\\udd1e", "\\ud834\\u0041", "a\tb", "\\x"])
+    func aStringJSONRefusesIsNotRead(_ text: String) throws {
+        // Space between a surrogate's halves, half a pair, a raw tab, an unknown escape.
+        let bytes = Array("{\"store\":\"\(text)\"}".utf8)
+        #expect(TokenText.head(bytes) == nil)
+        #expect((try? JSONSerialization.jsonObject(with: Data(bytes))) == nil)
+    }
+
     @Test
     func aTokenReadsTheSameEitherWay() throws {
         // A token with an anchored window (arrays two deep) and a predicate with quotes.

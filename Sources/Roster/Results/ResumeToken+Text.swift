@@ -97,7 +97,10 @@ enum TokenText {
         private mutating func escapedScalar() -> Unicode.Scalar? {
             guard let first = hexQuad() else { return nil }
             guard (0xD800...0xDBFF).contains(first) else { return Unicode.Scalar(first) }
-            guard take(UInt8(ascii: "\\")), take(UInt8(ascii: "u")), let second = hexQuad(), (0xDC00...0xDFFF).contains(second) else { return nil }
+            // The low half comes next, nothing between (`take` would skip space).
+            guard bytes.count - offset >= 2, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") else { return nil }
+            offset += 2
+            guard let second = hexQuad(), (0xDC00...0xDFFF).contains(second) else { return nil }
             return Unicode.Scalar(0x10000 + (first - 0xD800) << 10 + (second - 0xDC00))
         }
 

@@ -26,6 +26,8 @@ final class ChangeTracker {
     private var compiledEntryStatement: (statement: Statement, columns: ChangeLogColumns)?
     private var lookupStatements: [String: Statement] = [:]
     private var batches: Statement?
+    /// ``isBatch(_:)``'s.
+    private var batchCheckStatement: Statement?
     private let maxStatement: Statement
     private let prunedStatement: Statement
 
@@ -552,12 +554,20 @@ final class ChangeTracker {
         return mask ?? nil
     }
 
-    /// Whether log entry `seq` is a batch (its `batch` is not null).
+    /// Whether log entry `seq` is a batch (its `batch` is not null). Compiled at the first
+    /// entry that reads -1 in a scoped pass (``scopedEntryStatement(for:)``): a pass over
+    /// other processes' writes alone compiles none.
     private func isBatch(_ seq: Int64) throws(DatabaseError) -> Bool {
-        let statement = try entryStatement().statement
+        let statement: Statement
+        if let compiled = batchCheckStatement {
+            statement = compiled
+        } else {
+            statement = try reader.prepare("SELECT batch IS NOT NULL FROM _roster_changes WHERE seq = ?")
+            batchCheckStatement = statement
+        }
         try statement.bind([.integer(seq)])
         defer { statement.reset() }
-        return try statement.step() && statement.storageClass(3) != SQLITE_NULL
+        return try statement.step() && statement.integer(0) != 0
     }
 
     /// The entity's row in the columns of `statement` from `offset` on.
