@@ -1,5 +1,5 @@
 import RosterFuzzSupport
-import RosterScript
+import RosterJSON
 
 // Fuzzes the JSON reader: each input is one JSON text (bytes that are not UTF-8 are read
 // as U+FFFD, as `String(decoding:as:)` does).

@@ -1,6 +1,7 @@
 import Foundation
 import Roster
 import RosterFuzzSupport
+import RosterJSON
 import RosterScript
 
 // Fuzzes the script runner: each input is a mutation script (JSON Lines, see

@@ -1,4 +1,5 @@
 import Roster
+import RosterJSON
 
 /// The delegate of one live count in a script run: writes each new count as a `count`
 /// event, and each failure as an `error` event naming it.

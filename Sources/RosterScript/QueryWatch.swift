@@ -1,4 +1,5 @@
 import Roster
+import RosterJSON
 
 /// One live query on an existing store, reported as trace events: what `roster watch`
 /// prints. The query is registered exactly as a script's `query` line registers it, and its

@@ -1,3 +1,5 @@
+import RosterJSON
+
 /// One script line's JSON object, with typed access to its fields and errors that name them.
 struct ScriptCommand {
     let object: JSONObject

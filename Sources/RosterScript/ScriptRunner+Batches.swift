@@ -1,4 +1,5 @@
 import Roster
+import RosterJSON
 
 /// Runs of `entity` and `query` lines, defined and tracked in batches.
 ///

@@ -1,4 +1,5 @@
 import Roster
+import RosterJSON
 
 extension ScriptRunner {
     /// Carries out one command; events its delegates record are collected by the caller.

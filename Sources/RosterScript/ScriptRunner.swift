@@ -1,4 +1,5 @@
 import Roster
+import RosterJSON
 
 /// Runs a mutation script against a store and produces its trace, line by line, exactly
 /// as `Docs/ScriptFormat.md` in the repository describes.

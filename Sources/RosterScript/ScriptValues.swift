@@ -1,4 +1,5 @@
 import Roster
+import RosterJSON
 
 /// Converts between the script's JSON and the store's typed values, by the spec's rules:
 /// an `integer` takes a JSON integer, a `double` any JSON number, a `bool` true or false,

@@ -1,4 +1,5 @@
 import Roster
+import RosterJSON
 
 /// The `window` member of a script's `query` and `window` lines, and how a window is
 /// printed: `{"offset":O,"length":L}` or `{"anchor":K,"before":B,"after":A}`.

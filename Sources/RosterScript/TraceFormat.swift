@@ -1,3 +1,5 @@
+import RosterJSON
+
 /// The `--pretty` form of a trace: the same events, written for a person to read.
 ///
 /// Each group of callbacks gets a header naming its script line and query, then one line

@@ -1,4 +1,5 @@
 import Roster
+import RosterJSON
 
 /// Something in a script run that records trace events: a live query's or a live count's
 /// recorder. The runner takes their events after each line, in the order they were registered.

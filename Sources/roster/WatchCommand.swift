@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Roster
+import RosterJSON
 import RosterScript
 import Synchronization
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import Roster
+import RosterJSON
 import RosterScript
 import RosterTestSupport
 import Testing

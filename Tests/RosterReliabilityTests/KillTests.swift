@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Roster
+import RosterJSON
 import RosterScript
 import Testing
 import RosterTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import RosterJSON
 import Testing
 @testable import RosterScript
 

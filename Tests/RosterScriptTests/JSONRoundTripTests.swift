@@ -1,3 +1,4 @@
+import RosterJSON
 import RosterScript
 import Testing
 import RosterTestSupport

@@ -3,10 +3,11 @@ import Testing
 @testable import Roster
 import RosterTestSupport
 
-/// A token's head is read without Foundation's JSON (``TokenText``), and by Foundation when
-/// that reads nothing: whatever the text, the fast reading is Foundation's or none.
-@Suite("Token text")
-struct TokenTextTests {
+/// A token's head is read by Roster's JSON parser, and by Foundation's when the parser finds
+/// anything but strings and arrays of them: whatever the text, Roster's reading is
+/// Foundation's or none.
+@Suite("Token head")
+struct TokenHeadTests {
     /// Text drawn from what a head holds (a request's predicate can hold anything):
     /// quotes, backslashes, slashes, control characters, accents, emoji.
     private static func text(_ random: inout SplitMix64) -> String {
@@ -42,7 +43,7 @@ struct TokenTextTests {
             var members: [String: Any] = [:]
             for _ in 0..<Int(random.next() % 6) { members[Self.text(&random)] = Self.member(&random) }
             let data = try JSONSerialization.data(withJSONObject: members, options: [.sortedKeys])
-            let read = try #require(TokenText.head(Array(data)), "\(String(decoding: data, as: UTF8.self))")
+            let read = try #require(ResumeToken.parsedHead(Array(data)), "\(String(decoding: data, as: UTF8.self))")
             #expect(Self.normalized(read) == Self.normalized(members))
             #expect(Self.normalized(read) == Self.normalized(try JSONSerialization.jsonObject(with: data)))
         }
@@ -69,7 +70,7 @@ struct TokenTextTests {
                 }
             }
             let foundation = try? JSONSerialization.jsonObject(with: Data(bytes))
-            if let fast = TokenText.head(bytes) {
+            if let fast = ResumeToken.parsedHead(bytes) {
                 readFast += 1
                 let expected = try #require(foundation.flatMap(Self.normalized), "Foundation refuses \(String(decoding: bytes, as: UTF8.self)), read as \(fast)")
                 #expect(Self.normalized(fast) == expected)
@@ -85,7 +86,7 @@ struct TokenTextTests {
     func aStringJSONRefusesIsNotRead(_ text: String) throws {
         // Space between a surrogate's halves, half a pair, a raw tab, an unknown escape.
         let bytes = Array("{\"store\":\"\(text)\"}".utf8)
-        #expect(TokenText.head(bytes) == nil)
+        #expect(ResumeToken.parsedHead(bytes) == nil)
         #expect((try? JSONSerialization.jsonObject(with: Data(bytes))) == nil)
     }
 
@@ -100,7 +101,7 @@ struct TokenTextTests {
         // Read by Foundation alone: the same head as the fast reading.
         let head = encoded.dropFirst("roster-token-2:".count).prefix { $0 != "." }
         let bytes = try #require(Data(base64Encoded: String(head)).map(Array.init))
-        let fast = try #require(TokenText.head(bytes))
+        let fast = try #require(ResumeToken.parsedHead(bytes))
         #expect(Self.normalized(fast) == Self.normalized(try JSONSerialization.jsonObject(with: Data(bytes))))
     }
 }
