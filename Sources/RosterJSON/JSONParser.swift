@@ -47,6 +47,20 @@ package struct JSONParser: Sendable {
     }
 }
 
+extension JSONParser {
+    /// Parses UTF-8 bytes that hold one JSON value, as ``parse(_:)`` parses their text. The
+    /// caller checks that they are UTF-8 (a string's bytes that are not are read as U+FFFD).
+    /// Not generic: a caller in another module runs it without instantiating a generic
+    /// entry's metadata first (250,000 instructions, once a process).
+    ///
+    /// - Throws: ``JSONError`` with the reason and the line and column where the bytes stop
+    ///   being JSON.
+    package func parse(utf8 bytes: [UInt8]) throws(JSONError) -> JSONValue {
+        let depth = maximumDepth
+        return try bytes.withUnsafeBufferPointer { JSONReader.readDocument($0, maximumDepth: depth) }.get()
+    }
+}
+
 extension JSONValue {
     /// Parses a text that holds one JSON value, with the default nesting limit.
     ///

@@ -200,8 +200,8 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
     /// for anything else, which Foundation then reads. Foundation's objects cost a resume
     /// 70,000 instructions, this 5,000.
     static func parsedHead(_ bytes: [UInt8]) -> [String: Any]? {
-        // (Validated: Foundation refuses bytes that are not UTF-8, which decoding would repair.)
-        guard let text = String(validating: bytes, as: UTF8.self), case let .object(object)? = try? JSONValue.parse(text) else { return nil }
+        // (Validated: Foundation refuses bytes that are not UTF-8, which the parser would repair.)
+        guard String(validating: bytes, as: UTF8.self) != nil, case let .object(object)? = try? JSONParser().parse(utf8: bytes) else { return nil }
         func value(_ json: JSONValue) -> Any? {
             switch json {
             case let .string(text): return text
