@@ -24,6 +24,12 @@ struct QueryChange: Sendable {
 }
 
 extension QueryChange {
+    /// Up to how many keys a resume finds among a window's keys by a scan rather than by a
+    /// look-up of each shown key: a scan of 100 keys costs less than hashing them
+    /// (``sinceSaved(_:to:touched:relevance:resync:entity:rowNow:)``, and the placing of a
+    /// resumed window).
+    static let keysFoundByScan = 8
+
     /// The change from rows a consumer saved (a resume token's) to the rows it is shown
     /// now, given what the change log says happened to `entity` since: updates are the
     /// rows whose values changed (every row that stays, in a resync); a row that left is
@@ -38,7 +44,7 @@ extension QueryChange {
         let edited = AttributeRelevance.separatingSilent(touched, for: relevance).applied
         // The diff asks of every shown key; a few changed keys (a resume after edits that
         // placed nothing) are found by a scan, which costs less than hashing each key.
-        let changedKeys = edited.count <= 8 ? edited.compactMap { $0.value.isChanged ? $0.key : nil } : nil
+        let changedKeys = edited.count <= keysFoundByScan ? edited.compactMap { $0.value.isChanged ? $0.key : nil } : nil
         let isChanged: (Value) -> Bool = changedKeys.map { keys in { keys.contains($0) } } ?? { edited[$0]?.isChanged ?? false }
         return diff(from: saved, to: now, resync: resync, isUpdated: { resync != nil || isChanged($0) },
                     removedRow: { key in

@@ -289,10 +289,6 @@ extension ResultsController {
 }
 
 extension ResultsController {
-    /// Up to how many touched rows ``resumedColdWindow(_:token:keys:untouched:changes:touched:)``
-    /// finds in the window by a scan of its keys rather than a look-up of each key.
-    private static var touchedRowsFoundByScan: Int { 8 }
-
     /// The window a resume token saved, placed again over the committed results as a
     /// delivery of every commit since the token would place it
     /// (``placeColdWindow(_:window:touched:exact:)``): from the rows it showed then — the
@@ -310,7 +306,7 @@ extension ResultsController {
         // others' as `untouched` has them. A few touched rows (a resume after edits that
         // placed none) are found by a scan of the keys, which costs less than hashing each.
         var then = keys.indices.map(untouched)
-        if touched.count <= Self.touchedRowsFoundByScan {
+        if touched.count <= QueryChange.keysFoundByScan {
             for (key, row) in touched {
                 if let index = keys.firstIndex(of: key) { then[index] = row.before }
             }
